@@ -1,0 +1,27 @@
+/// One compressed frame as the encoder produced it, carrying the capture time and rotation of
+/// the picture it came from so that the packetizer can stamp RTP and CVO from them.
+public struct EncodedFrame: Sendable {
+    /// The VP8 bitstream of the frame (RFC 6386).
+    public var data: [UInt8]
+    public var width: Int
+    public var height: Int
+    /// Capture time of the source picture, nanoseconds on `CLOCK_MONOTONIC`.
+    public var timestampNs: Int64
+    public var rotation: VideoRotation
+    public var isKeyframe: Bool
+    /// No later frame references this one, so a receiver may lose it harmlessly (RFC 7741 N bit).
+    public var isDroppable: Bool
+
+    public init(
+        data: [UInt8], width: Int, height: Int, timestampNs: Int64,
+        rotation: VideoRotation, isKeyframe: Bool, isDroppable: Bool
+    ) {
+        self.data = data
+        self.width = width
+        self.height = height
+        self.timestampNs = timestampNs
+        self.rotation = rotation
+        self.isKeyframe = isKeyframe
+        self.isDroppable = isDroppable
+    }
+}

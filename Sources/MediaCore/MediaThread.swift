@@ -1,0 +1,40 @@
+import Foundation
+
+/// A named thread that camrtp owns, for the blocking C calls (poll, libvpx, sendmmsg) that must
+/// stay off the Swift concurrency pool. `join()` waits for the body to return.
+public final class MediaThread: Sendable {
+    private let thread: pthread_t
+
+    /// Starts `body` at once on a new thread called `name` (up to 15 characters show in `top`).
+    public init(name: String, body: @escaping @Sendable () -> Void) {
+        let context = Unmanaged.passRetained(ThreadContext(name: name, body: body)).toOpaque()
+        var thread = pthread_t()
+        let result = pthread_create(&thread, nil, { raw in
+            let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
+            Thread.current.name = String(context.name.prefix(15))
+            context.body()
+            return nil
+        }, context)
+        precondition(result == 0, "pthread_create failed with \(result): the process is out of threads")
+        self.thread = thread
+    }
+
+    /// True when called from this thread's body.
+    public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
+
+    /// Waits for the thread's body to return. Call it once; from the thread itself it returns at once.
+    public func join() {
+        guard !isCurrent else { return }
+        pthread_join(thread, nil)
+    }
+}
+
+private final class ThreadContext {
+    let name: String
+    let body: @Sendable () -> Void
+
+    init(name: String, body: @escaping @Sendable () -> Void) {
+        self.name = name
+        self.body = body
+    }
+}
