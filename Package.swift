@@ -22,6 +22,16 @@ let package = Package(
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "VP8", dependencies: [
+            "MediaCore", "CVPX",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+
+        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore"], path: "Tests/TestSupport"),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
+        .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
+        .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -59,7 +59,12 @@ final class PacedCaptureLoop: Sendable {
                 if stopRequested.load(ordering: .relaxed) { break }
             }
             guard let buffer = pool.makeBuffer(width: producer.width, height: producer.height) else {
-                delegate.value?.capturer(capturer, didDropFrame: MonotonicClock.nowNs(), reason: .poolExhausted)
+                // In real time a picture missed is a frame dropped; flat out, the consumer sets the pace.
+                if pace == .realtime {
+                    delegate.value?.capturer(capturer, didDropFrame: MonotonicClock.nowNs(), reason: .poolExhausted)
+                } else {
+                    MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + 1_000_000)
+                }
                 continue
             }
             do {

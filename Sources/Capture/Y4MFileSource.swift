@@ -63,20 +63,20 @@ final class Y4MReader: FrameProducer, @unchecked Sendable {
         loops = loop
         fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw .cannotOpen(String(cString: strerror(errno))) }
-        do {
+        do throws(Y4MProblem) {
             var line: [UInt8] = []
             var byte: UInt8 = 0
             while line.count < 4096, read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
-            guard byte == 0x0A else { throw Y4MProblem.badHeader("no header line ending in a newline") }
+            guard byte == 0x0A else { throw .badHeader("no header line ending in a newline") }
             header = try Y4MHeader(parsing: Substring(decoding: line, as: UTF8.self))
             firstFrameOffset = lseek(fd, 0, SEEK_CUR)
             // One frame must be readable in full before anything streams.
             let probe = I420Buffer(width: header.width, height: header.height)
-            guard try readFrame(into: probe) else { throw Y4MProblem.noFrames }
+            guard try readFrame(into: probe) else { throw .noFrames }
             rewind()
         } catch {
             close(fd)
-            throw error as! Y4MProblem
+            throw error
         }
     }
 
@@ -85,10 +85,14 @@ final class Y4MReader: FrameProducer, @unchecked Sendable {
     }
 
     func produceFrame(into buffer: I420Buffer) throws -> Bool {
-        if try readFrame(into: buffer) { return true }
-        guard loops else { return false }
-        rewind()
-        return try readFrame(into: buffer)
+        do throws(Y4MProblem) {
+            if try readFrame(into: buffer) { return true }
+            guard loops else { return false }
+            rewind()
+            return try readFrame(into: buffer)
+        } catch {
+            throw Y4MError(path: path, problem: error)
+        }
     }
 
     private func rewind() {
@@ -96,20 +100,20 @@ final class Y4MReader: FrameProducer, @unchecked Sendable {
         frameIndex = 0
     }
 
-    /// Reads the next frame; false at a clean end of file. Throws `Y4MError` for damage.
-    private func readFrame(into buffer: I420Buffer) throws(Y4MError) -> Bool {
+    /// Reads the next frame; false at a clean end of file.
+    private func readFrame(into buffer: I420Buffer) throws(Y4MProblem) -> Bool {
         var tag = [UInt8](repeating: 0, count: 6)
         let tagCount = readFully(into: &tag, count: 6)
         if tagCount == 0 { return false }
         guard tagCount == 6, tag[0..<5].elementsEqual("FRAME".utf8), tag[5] == 0x0A || tag[5] == 0x20 else {
-            throw Y4MError(path: path, problem: .badFrameHeader(frame: frameIndex))
+            throw .badFrameHeader(frame: frameIndex)
         }
         if tag[5] == 0x20 {
             var byte: UInt8 = 0
             var skipped = 0
             repeat {
                 guard read(fd, &byte, 1) == 1, skipped < 1024 else {
-                    throw Y4MError(path: path, problem: .badFrameHeader(frame: frameIndex))
+                    throw .badFrameHeader(frame: frameIndex)
                 }
                 skipped += 1
             } while byte != 0x0A
@@ -117,7 +121,7 @@ final class Y4MReader: FrameProducer, @unchecked Sendable {
         let expected = header.frameByteCount
         let got = readFully(into: buffer.bytes.baseAddress!, count: expected)
         guard got == expected else {
-            throw Y4MError(path: path, problem: .truncated(frame: frameIndex, got: got, expected: expected))
+            throw .truncated(frame: frameIndex, got: got, expected: expected)
         }
         if header.colorSpace == .mono {
             let lumaCount = header.width * header.height

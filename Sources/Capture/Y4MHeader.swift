@@ -107,6 +107,11 @@ public struct Y4MError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let problem: Y4MProblem
 
+    public init(path: String, problem: Y4MProblem) {
+        self.path = path
+        self.problem = problem
+    }
+
     public var description: String {
         switch problem {
         case .cannotOpen(let reason):

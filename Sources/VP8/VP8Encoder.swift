@@ -1,0 +1,184 @@
+import CVPX
+import Foundation
+import Logging
+import MediaCore
+import Synchronization
+
+/// VP8 over libvpx in real-time mode, configured as libwebrtc configures it.
+///
+/// `encode` runs on one thread at a time (the pipeline's encoder thread). `requestKeyframe()`
+/// and `setBitrate(kbps:)` may be called from any thread; they take effect on the next frame,
+/// the bitrate through `vpx_codec_enc_config_set`, without re-initialising. A frame of a new
+/// size re-initialises the encoder and starts with a keyframe.
+public final class VP8Encoder: @unchecked Sendable {
+    public private(set) var settings: VP8EncoderSettings
+    private let logger: Logger
+    private var context = vpx_codec_ctx_t()
+    private var config = vpx_codec_enc_cfg_t()
+    private var image = vpx_image_t()
+    private var isOpen = false
+    private var firstTimestampNs: Int64?
+    private var lastPts: Int64?
+    private var lastKeyframeNs: Int64?
+    private let keyframeRequested = Atomic<Bool>(false)
+    private let pendingBitrateKbps = Atomic<Int>(0)
+
+    public init(settings: VP8EncoderSettings, logger: Logger = Logger(label: "camrtp.vp8")) throws(VPXError) {
+        guard settings.width > 0, settings.height > 0, settings.width <= 16383, settings.height <= 16383 else {
+            throw VPXError("vpx_codec_enc_init", message: "VP8 cannot encode \(settings.width)x\(settings.height); sizes run 1...16383")
+        }
+        guard settings.bitrateKbps > 0 else {
+            throw VPXError("vpx_codec_enc_init", message: "the bitrate must be positive, not \(settings.bitrateKbps) kbit/s")
+        }
+        self.settings = settings
+        self.logger = logger
+        try open()
+    }
+
+    deinit {
+        if isOpen { vpx_codec_destroy(&context) }
+    }
+
+    /// The next encoded frame will be a keyframe.
+    public func requestKeyframe() {
+        keyframeRequested.store(true, ordering: .relaxed)
+    }
+
+    /// Changes the target bitrate from the next frame on.
+    public func setBitrate(kbps: Int) {
+        pendingBitrateKbps.store(max(1, kbps), ordering: .relaxed)
+    }
+
+    /// Encodes one picture. Returns nil when rate control dropped it to hold the bitrate.
+    public func encode(_ frame: VideoFrame) throws(VPXError) -> EncodedFrame? {
+        if frame.width != settings.width || frame.height != settings.height {
+            logger.info("re-initialising VP8 for \(frame.width)x\(frame.height)")
+            vpx_codec_destroy(&context)
+            isOpen = false
+            settings.width = frame.width
+            settings.height = frame.height
+            try open()
+        }
+        try applyPendingBitrate()
+
+        let first = firstTimestampNs ?? frame.timestampNs
+        firstTimestampNs = first
+        // 90 kHz pts from ns, exactly: ns · 9 / 100 000.
+        var pts = (frame.timestampNs - first) * 9 / 100_000
+        if let lastPts, pts <= lastPts { pts = lastPts + 1 }
+        let duration = lastPts.map { pts - $0 } ?? Int64(90_000 / settings.maxFramerate)
+
+        var flags: vpx_enc_frame_flags_t = 0
+        if keyframeRequested.exchange(false, ordering: .relaxed) || isKeyframeDue(at: frame.timestampNs) {
+            flags |= vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF)
+        }
+
+        let buffer = frame.buffer
+        image.planes.0 = buffer.dataY
+        image.planes.1 = buffer.dataU
+        image.planes.2 = buffer.dataV
+        image.stride.0 = Int32(buffer.strideY)
+        image.stride.1 = Int32(buffer.strideU)
+        image.stride.2 = Int32(buffer.strideV)
+        let result = withExtendedLifetime(buffer) {
+            vpx_codec_encode(&context, &image, vpx_codec_pts_t(pts), UInt(duration), flags, UInt(VPX_DL_REALTIME))
+        }
+        guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_encode", result, context: &context) }
+        lastPts = pts
+
+        var iterator: vpx_codec_iter_t? = nil
+        var encoded: EncodedFrame?
+        while let packet = vpx_codec_get_cx_data(&context, &iterator) {
+            guard packet.pointee.kind == VPX_CODEC_CX_FRAME_PKT else { continue }
+            let data = packet.pointee.data.frame
+            let isKeyframe = data.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_KEY) != 0
+            if isKeyframe { lastKeyframeNs = frame.timestampNs }
+            encoded = EncodedFrame(
+                data: [UInt8](UnsafeRawBufferPointer(start: data.buf, count: data.sz)),
+                width: settings.width, height: settings.height, timestampNs: frame.timestampNs,
+                rotation: frame.rotation, isKeyframe: isKeyframe,
+                isDroppable: data.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_DROPPABLE) != 0)
+        }
+        return encoded
+    }
+
+    private func isKeyframeDue(at timestampNs: Int64) -> Bool {
+        guard let interval = settings.keyframeIntervalSeconds, let last = lastKeyframeNs else { return false }
+        // Half a frame of slack, so 30 frames at 30 fps count as a full second.
+        return Double(timestampNs - last) >= interval * 1e9 - 0.5e9 / settings.maxFramerate
+    }
+
+    private func applyPendingBitrate() throws(VPXError) {
+        let kbps = pendingBitrateKbps.exchange(0, ordering: .relaxed)
+        guard kbps > 0, kbps != settings.bitrateKbps else { return }
+        settings.bitrateKbps = kbps
+        config.rc_target_bitrate = UInt32(kbps)
+        let result = vpx_codec_enc_config_set(&context, &config)
+        guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_config_set", result, context: &context) }
+        logger.debug("VP8 bitrate now \(kbps) kbit/s")
+    }
+
+    private func open() throws(VPXError) {
+        let interface = vpx_codec_vp8_cx()
+        var result = vpx_codec_enc_config_default(interface, &config, 0)
+        guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_config_default", result) }
+        let threads = settings.threads ?? VP8EncoderSettings.defaultThreads(
+            width: settings.width, height: settings.height, cores: ProcessInfo.processInfo.activeProcessorCount)
+        config.g_w = UInt32(settings.width)
+        config.g_h = UInt32(settings.height)
+        config.g_timebase = vpx_rational(num: 1, den: 90_000)
+        config.g_threads = UInt32(threads)
+        config.g_lag_in_frames = 0
+        config.g_pass = VPX_RC_ONE_PASS
+        config.g_error_resilient = settings.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
+        config.rc_end_usage = VPX_CBR
+        config.rc_target_bitrate = UInt32(settings.bitrateKbps)
+        config.rc_min_quantizer = UInt32(settings.minQuantizer)
+        config.rc_max_quantizer = UInt32(settings.maxQuantizer)
+        config.rc_undershoot_pct = UInt32(settings.undershootPercent)
+        config.rc_overshoot_pct = UInt32(settings.overshootPercent)
+        config.rc_buf_initial_sz = UInt32(settings.bufferInitialMs)
+        config.rc_buf_optimal_sz = UInt32(settings.bufferOptimalMs)
+        config.rc_buf_sz = UInt32(settings.bufferSizeMs)
+        config.rc_dropframe_thresh = UInt32(settings.dropFrameThreshold)
+        config.rc_resize_allowed = 0
+        config.kf_mode = VPX_KF_AUTO
+        config.kf_min_dist = 0
+        config.kf_max_dist = 3000
+
+        result = vpx_codec_enc_init_ver(&context, interface, &config, 0, CAMRTP_VPX_ENCODER_ABI_VERSION)
+        guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_init", result, context: &context) }
+        isOpen = true
+        // The typed helpers take the control id again, after the context.
+        try control("VP8E_SET_CPUUSED", vpx_codec_control_VP8E_SET_CPUUSED(
+            &context, id(VP8E_SET_CPUUSED), Int32(settings.cpuUsed)))
+        try control("VP8E_SET_STATIC_THRESHOLD", vpx_codec_control_VP8E_SET_STATIC_THRESHOLD(
+            &context, id(VP8E_SET_STATIC_THRESHOLD), UInt32(settings.staticThreshold)))
+        try control("VP8E_SET_NOISE_SENSITIVITY", vpx_codec_control_VP8E_SET_NOISE_SENSITIVITY(
+            &context, id(VP8E_SET_NOISE_SENSITIVITY), UInt32(settings.noiseSensitivity)))
+        try control("VP8E_SET_TOKEN_PARTITIONS", vpx_codec_control_VP8E_SET_TOKEN_PARTITIONS(
+            &context, id(VP8E_SET_TOKEN_PARTITIONS), Int32(VP8_ONE_TOKENPARTITION.rawValue)))
+        try control("VP8E_SET_MAX_INTRA_BITRATE_PCT", vpx_codec_control_VP8E_SET_MAX_INTRA_BITRATE_PCT(
+            &context, id(VP8E_SET_MAX_INTRA_BITRATE_PCT), UInt32(settings.maxIntraBitratePercent)))
+
+        image = vpx_image_t()
+        image.fmt = VPX_IMG_FMT_I420
+        image.w = UInt32(settings.width)
+        image.h = UInt32(settings.height)
+        image.d_w = image.w
+        image.d_h = image.h
+        image.x_chroma_shift = 1
+        image.y_chroma_shift = 1
+        image.bps = 12
+        firstTimestampNs = nil
+        lastPts = nil
+        lastKeyframeNs = nil
+        logger.debug("VP8 open: \(settings.width)x\(settings.height) \(settings.bitrateKbps) kbit/s cpu-used \(settings.cpuUsed) threads \(threads)")
+    }
+
+    private func id(_ control: vp8e_enc_control_id) -> Int32 { Int32(control.rawValue) }
+
+    private func control(_ name: String, _ result: vpx_codec_err_t) throws(VPXError) {
+        guard result == VPX_CODEC_OK else { throw VPXError(name, result, context: &context) }
+    }
+}
