@@ -4,6 +4,10 @@ import PackageDescription
 let package = Package(
     name: "camrtp",
     platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "camrtp", targets: ["camrtp"]),
+        .library(name: "CameraRTP", targets: ["CameraRTP"]),
+    ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
@@ -24,6 +28,16 @@ let package = Package(
         ]),
         .target(name: "VP8", dependencies: [
             "MediaCore", "CVPX",
+            .product(name: "Logging", package: "swift-log"),
+        ]),
+        .target(name: "CameraRTP", dependencies: [
+            "MediaCore", "FrameProcessing", "Capture", "VP8",
+            .product(name: "Logging", package: "swift-log"),
+            .product(name: "Metrics", package: "swift-metrics"),
+        ]),
+        .executableTarget(name: "camrtp", dependencies: [
+            "CameraRTP", "Capture", "VP8", "MediaCore",
+            .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Logging", package: "swift-log"),
         ]),
 

@@ -11,8 +11,9 @@ protocol FrameProducer: AnyObject, Sendable {
 }
 
 /// Runs a `FrameProducer` on a capture thread and delivers its pictures to the delegate, one per
-/// frame interval (`.realtime`) or as fast as the delegate returns (`.fast`). Pictures come from
-/// a pool, so steady capture allocates nothing.
+/// frame interval (`.realtime`, stamped with the capture time) or as fast as the delegate returns
+/// (`.fast`, stamped with the media time). Pictures come from a pool, so steady capture
+/// allocates nothing.
 final class PacedCaptureLoop: Sendable {
     private let stopRequested = Atomic<Bool>(false)
     private let thread = Mutex<MediaThread?>(nil)
@@ -49,6 +50,8 @@ final class PacedCaptureLoop: Sendable {
     ) {
         let pool = I420BufferPool(capacity: 4)
         var deadlineNs = MonotonicClock.nowNs()
+        var firstTimestampNs: Int64?
+        var delivered = 0
         while !stopRequested.load(ordering: .relaxed) {
             if pace == .realtime {
                 MonotonicClock.sleep(untilNs: deadlineNs)
@@ -76,8 +79,13 @@ final class PacedCaptureLoop: Sendable {
                 delegate.value?.capturer(capturer, didFail: error)
                 return
             }
-            let frame = VideoFrame(buffer: buffer, rotation: rotation, timestampNs: MonotonicClock.nowNs())
-            delegate.value?.capturer(capturer, didCapture: frame)
+            // Flat out, frames carry their media time (first capture + n intervals), so that rate
+            // control, RTP and file timestamps see the source's real frame rate.
+            let now = MonotonicClock.nowNs()
+            let timestampNs = pace == .realtime ? now : (firstTimestampNs ?? now) + Int64(delivered) * frameIntervalNs
+            firstTimestampNs = firstTimestampNs ?? now
+            delivered += 1
+            delegate.value?.capturer(capturer, didCapture: VideoFrame(buffer: buffer, rotation: rotation, timestampNs: timestampNs))
         }
     }
 }

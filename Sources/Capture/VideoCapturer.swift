@@ -33,6 +33,8 @@ public protocol VideoCapturer: AnyObject, Sendable {
 public enum CapturePace: String, Sendable, CaseIterable, Codable {
     /// One frame per frame interval, as a camera would deliver them.
     case realtime
-    /// As fast as the consumer takes them, for benchmarks and file conversion.
+    /// As fast as the consumer takes them, for benchmarks and file conversion. Frames are stamped
+    /// with their media time (the first capture time plus n frame intervals), which runs ahead of
+    /// the clock.
     case fast
 }

@@ -4,9 +4,11 @@ import Foundation
 /// stay off the Swift concurrency pool. `join()` waits for the body to return.
 public final class MediaThread: Sendable {
     private let thread: pthread_t
+    private let joinable: Bool
 
     /// Starts `body` at once on a new thread called `name` (up to 15 characters show in `top`).
-    public init(name: String, body: @escaping @Sendable () -> Void) {
+    /// A thread that is not `joinable` frees itself when its body returns.
+    public init(name: String, joinable: Bool = true, body: @escaping @Sendable () -> Void) {
         let context = Unmanaged.passRetained(ThreadContext(name: name, body: body)).toOpaque()
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
@@ -16,15 +18,18 @@ public final class MediaThread: Sendable {
             return nil
         }, context)
         precondition(result == 0, "pthread_create failed with \(result): the process is out of threads")
+        if !joinable { pthread_detach(thread) }
         self.thread = thread
+        self.joinable = joinable
     }
 
     /// True when called from this thread's body.
     public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
-    /// Waits for the thread's body to return. Call it once; from the thread itself it returns at once.
+    /// Waits for the thread's body to return. Call it once; from the thread itself, or for a thread
+    /// that is not joinable, it returns at once.
     public func join() {
-        guard !isCurrent else { return }
+        guard joinable, !isCurrent else { return }
         pthread_join(thread, nil)
     }
 }

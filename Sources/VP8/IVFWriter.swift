@@ -6,20 +6,26 @@ import MediaCore
 /// Layout (all little-endian): a 32-byte file header `DKIF`, version 0, header size 32, fourcc
 /// `VP80`, width, height, timebase denominator and numerator, frame count, 4 unused bytes; then
 /// per frame a 12-byte header of payload size (4) and pts (8), and the payload.
-/// The timebase is 1/90000 s, the RTP video clock, so pts come exactly from `timestampNs`.
+/// The timebase is one frame interval, as vpxenc writes it, so the frame-count field is also the
+/// duration that ffmpeg reads from it; pts are capture times rounded to the nearest frame slot.
 public final class IVFWriter {
     public let path: String
     private let handle: FileHandle
     private let width: Int
     private let height: Int
+    /// Timebase numerator and denominator: 1/30 for 30 fps, 1001/30000 for 29.97.
+    private let timebase: (numerator: Int64, denominator: Int64)
     private var firstTimestampNs: Int64?
+    private var lastPts: Int64?
     public private(set) var frameCount = 0
 
     /// Creates or truncates `path`. Throws `IVFError` naming the file.
-    public init(path: String, width: Int, height: Int) throws(IVFError) {
+    public init(path: String, width: Int, height: Int, frameRate: Double) throws(IVFError) {
         self.path = path
         self.width = width
         self.height = height
+        let whole = frameRate.rounded()
+        timebase = abs(frameRate - whole) < 1e-6 ? (1, Int64(max(1, whole))) : (1001, Int64((frameRate * 1001).rounded()))
         guard FileManager.default.createFile(atPath: path, contents: nil),
               let handle = FileHandle(forWritingAtPath: path) else {
             throw IVFError(path: path, reason: "cannot create the file (check the folder exists and is writable)")
@@ -28,13 +34,17 @@ public final class IVFWriter {
         try write(header(frameCount: 0))
     }
 
-    /// Appends one frame; its pts is its capture time since the first frame, in 1/90000 s.
+    /// Appends one frame at the frame slot nearest its capture time (and after the previous one).
     public func write(_ frame: EncodedFrame) throws(IVFError) {
         let first = firstTimestampNs ?? frame.timestampNs
         firstTimestampNs = first
+        let elapsedNs = Double(frame.timestampNs - first)
+        var pts = Int64((elapsedNs * Double(timebase.denominator) / (1e9 * Double(timebase.numerator))).rounded())
+        if let lastPts, pts <= lastPts { pts = lastPts + 1 }
+        lastPts = pts
         var record = Data(capacity: 12 + frame.data.count)
         record.appendLittleEndian(UInt32(frame.data.count))
-        record.appendLittleEndian(UInt64((frame.timestampNs - first) * 9 / 100_000))
+        record.appendLittleEndian(UInt64(pts))
         record.append(contentsOf: frame.data)
         try write(record)
         frameCount += 1
@@ -58,8 +68,8 @@ public final class IVFWriter {
         header.append(contentsOf: "VP80".utf8)
         header.appendLittleEndian(UInt16(width))
         header.appendLittleEndian(UInt16(height))
-        header.appendLittleEndian(UInt32(90_000))
-        header.appendLittleEndian(UInt32(1))
+        header.appendLittleEndian(UInt32(timebase.denominator))
+        header.appendLittleEndian(UInt32(timebase.numerator))
         header.appendLittleEndian(UInt32(frameCount))
         header.appendLittleEndian(UInt32(0))
         return header

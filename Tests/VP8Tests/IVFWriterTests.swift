@@ -12,14 +12,17 @@ import VP8
         let folder = TemporaryDirectory()
         let ivf = folder.file("out.ivf"), decoded = folder.file("out.y4m")
         let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 176, height: 144, bitrateKbps: 800))
-        let writer = try IVFWriter(path: ivf, width: 176, height: 144)
+        let writer = try IVFWriter(path: ivf, width: 176, height: 144, frameRate: 30)
         let encoded = try VP8EncoderTests.encodePattern(encoder: encoder, width: 176, height: 144, count: 45)
         for item in encoded { try writer.write(item.frame) }
         try writer.close()
 
         let header = try Data(contentsOf: URL(fileURLWithPath: ivf)).prefix(32)
         #expect(header.prefix(4) == Data("DKIF".utf8))
+        #expect(header[16] == 30 && header[20] == 1, "timebase 1/30")
         #expect(header[24] == 45 && header[25] == 0)
+        let probe = try ExternalTool("ffprobe").run(["-v", "error", "-show_entries", "format=duration", "-of", "csv=p=0", ivf])
+        #expect(probe.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "1.500000")
 
         let result = try ExternalTool("ffmpeg").run(["-nostdin", "-loglevel", "error", "-i", ivf, "-f", "yuv4mpegpipe", "-y", decoded])
         #expect(result.status == 0, "\(result.stderr)")
@@ -29,6 +32,6 @@ import VP8
     }
 
     @Test func anUnwritablePathIsAClearError() {
-        #expect(throws: IVFError.self) { try IVFWriter(path: "/nonexistent/dir/out.ivf", width: 16, height: 16) }
+        #expect(throws: IVFError.self) { try IVFWriter(path: "/nonexistent/dir/out.ivf", width: 16, height: 16, frameRate: 30) }
     }
 }

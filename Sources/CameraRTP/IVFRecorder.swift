@@ -1,0 +1,27 @@
+import MediaCore
+import VP8
+
+/// Writes the encoded stream to an IVF file: `camrtp record`.
+public final class IVFRecorder: EncodedFrameSink, @unchecked Sendable {
+    private var writer: IVFWriter?
+    public let path: String
+    private let frameRate: Double
+
+    /// The file is created with the first frame, at that frame's size.
+    public init(path: String, frameRate: Double) {
+        self.path = path
+        self.frameRate = frameRate
+    }
+
+    public func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
+        let writer = try writer ?? IVFWriter(path: path, width: frame.width, height: frame.height, frameRate: frameRate)
+        self.writer = writer
+        try writer.write(frame)
+        stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
+    }
+
+    public func finish(stats: PipelineStats) throws {
+        try writer?.close()
+        writer = nil
+    }
+}

@@ -1,0 +1,15 @@
+import MediaCore
+
+/// What a running pipeline reports, through `StreamPipeline.events` and its event handler.
+public enum PipelineEvent: Sendable {
+    case started
+    /// A keyframe left the encoder for the sink.
+    case keyframeSent(timestampNs: Int64)
+    case frameDropped(FrameDropReason)
+    /// A run-time error; the pipeline stops after it.
+    case error(String)
+    /// Every second while running.
+    case stats(StatsSnapshot)
+    /// The final figures, once everything has stopped.
+    case stopped(StatsSnapshot)
+}

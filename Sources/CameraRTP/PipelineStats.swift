@@ -1,0 +1,108 @@
+import Metrics
+import MediaCore
+import Synchronization
+
+/// Counts what happens, where it happens, from any thread; and mirrors every count into
+/// swift-metrics, whose backend the application may bootstrap (the default discards them).
+public final class PipelineStats: Sendable {
+    private struct State {
+        var framesCaptured = 0
+        var framesEncoded = 0
+        var dropped: [FrameDropReason: Int] = [:]
+        var keyframes = 0
+        var packetsSent = 0
+        var bytesSent = 0
+        var encodeTimes = LatencyHistogram()
+        var latencies = LatencyHistogram()
+        var startNs: Int64?
+        var endNs: Int64?
+    }
+
+    private let state = Mutex(State())
+    private let capturedCounter = Counter(label: "camrtp_frames_captured")
+    private let encodedCounter = Counter(label: "camrtp_frames_encoded")
+    private let keyframeCounter = Counter(label: "camrtp_keyframes")
+    private let packetCounter = Counter(label: "camrtp_packets_sent")
+    private let byteCounter = Counter(label: "camrtp_bytes_sent")
+    private let dropCounters: [FrameDropReason: Counter] = Dictionary(uniqueKeysWithValues: FrameDropReason.allCases.map {
+        ($0, Counter(label: "camrtp_frames_dropped", dimensions: [("reason", $0.rawValue)]))
+    })
+    private let encodeTimer = Timer(label: "camrtp_encode_time")
+    private let latencyTimer = Timer(label: "camrtp_capture_to_wire_latency")
+
+    public init() {}
+
+    func markStarted() {
+        state.withLock { $0.startNs = $0.startNs ?? MonotonicClock.nowNs() }
+    }
+
+    func markStopped() {
+        state.withLock { $0.endNs = MonotonicClock.nowNs() }
+    }
+
+    func frameCaptured() {
+        state.withLock { $0.framesCaptured += 1 }
+        capturedCounter.increment()
+    }
+
+    func frameDropped(_ reason: FrameDropReason) {
+        state.withLock { $0.dropped[reason, default: 0] += 1 }
+        dropCounters[reason]?.increment()
+    }
+
+    func frameEncoded(isKeyframe: Bool, encodeTimeNs: Int64) {
+        state.withLock {
+            $0.framesEncoded += 1
+            if isKeyframe { $0.keyframes += 1 }
+            $0.encodeTimes.record(nanoseconds: encodeTimeNs)
+        }
+        encodedCounter.increment()
+        if isKeyframe { keyframeCounter.increment() }
+        encodeTimer.recordNanoseconds(encodeTimeNs)
+    }
+
+    /// Records that a frame's encode time elapsed without output (rate control dropped it).
+    func encodeTimeOfDroppedFrame(_ encodeTimeNs: Int64) {
+        state.withLock { $0.encodeTimes.record(nanoseconds: encodeTimeNs) }
+        encodeTimer.recordNanoseconds(encodeTimeNs)
+    }
+
+    /// Records one frame's packets leaving the socket, `latencyNs` after its capture.
+    public func frameSent(packets: Int, bytes: Int, latencyNs: Int64) {
+        state.withLock {
+            $0.packetsSent += packets
+            $0.bytesSent += bytes
+            $0.latencies.record(nanoseconds: latencyNs)
+        }
+        packetCounter.increment(by: Int64(packets))
+        byteCounter.increment(by: Int64(bytes))
+        latencyTimer.recordNanoseconds(latencyNs)
+    }
+
+    /// Records packets that are not media, such as RTCP.
+    public func controlSent(packets: Int, bytes: Int) {
+        state.withLock {
+            $0.packetsSent += packets
+            $0.bytesSent += bytes
+        }
+        packetCounter.increment(by: Int64(packets))
+        byteCounter.increment(by: Int64(bytes))
+    }
+
+    public var snapshot: StatsSnapshot {
+        state.withLock { state in
+            let end = state.endNs ?? MonotonicClock.nowNs()
+            let seconds = state.startNs.map { Double(end - $0) / 1e9 } ?? 0
+            return StatsSnapshot(
+                framesCaptured: state.framesCaptured, framesEncoded: state.framesEncoded,
+                framesDropped: Dictionary(uniqueKeysWithValues: state.dropped.map { ($0.key.rawValue, $0.value) }),
+                keyframes: state.keyframes, packetsSent: state.packetsSent, bytesSent: state.bytesSent,
+                bitrateKbps: seconds > 0 ? Double(state.bytesSent) * 8 / seconds / 1000 : 0,
+                encodeMs: .init(p50: state.encodeTimes.percentileMs(50) ?? 0, p99: state.encodeTimes.percentileMs(99) ?? 0),
+                latencyMs: .init(
+                    p50: state.latencies.percentileMs(50) ?? 0, p99: state.latencies.percentileMs(99) ?? 0,
+                    max: state.latencies.maxMs),
+                durationSeconds: seconds)
+        }
+    }
+}

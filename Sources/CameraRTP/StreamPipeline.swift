@@ -1,0 +1,313 @@
+import Capture
+import Foundation
+import Logging
+import MediaCore
+import Synchronization
+import VP8
+
+/// The whole send path: capture source → frame intake → one-slot mailbox → VP8 encoder →
+/// encoded-frame sink (the RTP sender, or an IVF file).
+///
+/// Threads: the source captures on its own thread; the encoder runs on `camrtp.encode`;
+/// `camrtp.control` ticks the per-second stats, enforces the duration and performs the ordered
+/// shutdown. No blocking call runs on the Swift concurrency pool.
+///
+/// Two shapes: `start()`/`stop()` with an event handler, or `try await run()`, which returns
+/// when the source ends, a limit is reached, an error occurs or the task is cancelled. Both
+/// publish on `events`.
+public final class StreamPipeline: Sendable {
+    public let stats = PipelineStats()
+    public let events: AsyncStream<PipelineEvent>
+    public let source: CaptureSource
+    public let configuration: PipelineConfiguration
+
+    private let sink: any EncodedFrameSink
+    private let encoder: VP8Encoder
+    private let mailbox: FrameMailbox
+    private let intake: FrameIntake
+    private let logger: Logger
+    private let eventContinuation: AsyncStream<PipelineEvent>.Continuation
+    private let eventHandler: (@Sendable (PipelineEvent) -> Void)?
+    private let control = ControlState()
+    private let encodeThread = Mutex<MediaThread?>(nil)
+
+    /// Makes the encoder now, so bad settings fail before anything starts.
+    public init(
+        source: CaptureSource, configuration: PipelineConfiguration, sink: any EncodedFrameSink,
+        logger: Logger = Logger(label: "camrtp.pipeline"), eventHandler: (@Sendable (PipelineEvent) -> Void)? = nil
+    ) throws(VPXError) {
+        self.source = source
+        self.configuration = configuration
+        self.sink = sink
+        self.logger = logger
+        self.eventHandler = eventHandler
+        encoder = try VP8Encoder(settings: configuration.encoder, logger: logger)
+        mailbox = FrameMailbox(lossless: configuration.pace == .fast)
+        (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
+        intake = FrameIntake(mailbox: mailbox, stats: stats, frameLimit: configuration.frameLimit)
+        intake.pipeline = self
+    }
+
+    /// Asks the encoder for a keyframe on the next frame (a receiver's PLI or FIR).
+    public func requestKeyframe() {
+        encoder.requestKeyframe()
+    }
+
+    /// Changes the target bitrate without restarting.
+    public func setBitrate(kbps: Int) {
+        encoder.setBitrate(kbps: kbps)
+    }
+
+    /// Starts capture, encoding and the control thread. Throws if the source cannot start.
+    public func start() throws {
+        stats.markStarted()
+        encodeThread.withLock { $0 = MediaThread(name: "camrtp.encode") { self.encodeLoop() } }
+        // The control thread ends the pipeline and signals `waitUntilStopped`; nobody joins it.
+        _ = MediaThread(name: "camrtp.control", joinable: false) { self.controlLoop() }
+        source.capturer.delegate = intake
+        do {
+            try source.start()
+        } catch {
+            fail(error)
+            waitUntilStopped()
+            throw error
+        }
+        emit(.started)
+        logger.info("streaming \(source.summary)")
+    }
+
+    /// Asks the pipeline to stop; returns at once. Safe from any thread, any number of times.
+    public func requestStop() {
+        control.requestStop()
+    }
+
+    /// Blocks until the pipeline has stopped: capture stopped, the encoder drained, the sink
+    /// finished.
+    public func waitUntilStopped() {
+        control.waitUntilStopped()
+    }
+
+    /// Stops and waits: `requestStop()` then `waitUntilStopped()`.
+    public func stop() {
+        requestStop()
+        waitUntilStopped()
+    }
+
+    /// The first run-time error, if the pipeline stopped because of one.
+    public var failure: (any Error)? { control.failure }
+
+    /// Runs until the source ends, a limit is reached, an error occurs, or the task is cancelled;
+    /// then returns the final figures, or throws the error that stopped it.
+    public func run() async throws -> StatsSnapshot {
+        try start()
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                control.whenStopped { continuation.resume() }
+            }
+        } onCancel: {
+            requestStop()
+        }
+        if let failure { throw failure }
+        return stats.snapshot
+    }
+
+    func fail(_ error: any Error) {
+        if control.recordFailure(error) {
+            logger.error("\(error)")
+            emit(.error("\(error)"))
+        }
+        requestStop()
+    }
+
+    func emit(_ event: PipelineEvent) {
+        eventContinuation.yield(event)
+        eventHandler?(event)
+    }
+
+    private func encodeLoop() {
+        let maxAgeNs = Int64(configuration.maxLatencyMs * 1e6)
+        while let frame = mailbox.take() {
+            if control.failure != nil {
+                drop(.shutdown)
+                continue
+            }
+            let startNs = MonotonicClock.nowNs()
+            if configuration.pace == .realtime && startNs - frame.timestampNs > maxAgeNs {
+                drop(.tooOld)
+                continue
+            }
+            do {
+                let encoded = try encoder.encode(frame)
+                let encodeNs = MonotonicClock.nowNs() - startNs
+                guard let encoded else {
+                    stats.encodeTimeOfDroppedFrame(encodeNs)
+                    drop(.encoderDrop)
+                    continue
+                }
+                stats.frameEncoded(isKeyframe: encoded.isKeyframe, encodeTimeNs: encodeNs)
+                try sink.consume(encoded, stats: stats)
+                if encoded.isKeyframe { emit(.keyframeSent(timestampNs: encoded.timestampNs)) }
+            } catch {
+                fail(error)
+            }
+        }
+    }
+
+    func drop(_ reason: FrameDropReason) {
+        stats.frameDropped(reason)
+        emit(.frameDropped(reason))
+    }
+
+    private func controlLoop() {
+        let startNs = MonotonicClock.nowNs()
+        let deadlineNs = configuration.durationSeconds.map { startNs + Int64($0 * 1e9) }
+        var nextTickNs = startNs + 1_000_000_000
+        while !control.waitForStop(untilNs: min(nextTickNs, deadlineNs ?? .max)) {
+            let now = MonotonicClock.nowNs()
+            if let deadlineNs, now >= deadlineNs {
+                control.requestStop()
+            } else if now >= nextTickNs {
+                emit(.stats(stats.snapshot))
+                nextTickNs += 1_000_000_000
+            }
+        }
+        shutDown()
+    }
+
+    /// Stops in dependency order: no new frames, the encoder drains, the sink flushes.
+    private func shutDown() {
+        source.capturer.stopCapture()
+        mailbox.close()
+        encodeThread.withLock { $0 }?.join()
+        do {
+            try sink.finish(stats: stats)
+        } catch {
+            if control.recordFailure(error) { emit(.error("\(error)")) }
+        }
+        stats.markStopped()
+        let final = stats.snapshot
+        emit(.stopped(final))
+        eventContinuation.finish()
+        control.markStopped()
+    }
+}
+
+/// The capturer's delegate: counts every captured frame and hands it to the mailbox.
+final class FrameIntake: VideoCapturerDelegate, @unchecked Sendable {
+    private let mailbox: FrameMailbox
+    private let stats: PipelineStats
+    private let frameLimit: Int?
+    private let captured = Atomic<Int>(0)
+    /// Set once, right after init, before capture starts.
+    weak var pipeline: StreamPipeline?
+
+    init(mailbox: FrameMailbox, stats: PipelineStats, frameLimit: Int?) {
+        self.mailbox = mailbox
+        self.stats = stats
+        self.frameLimit = frameLimit
+    }
+
+    /// Counts a frame against the limit; false when it is past the limit and must be ignored.
+    private func admit() -> Bool {
+        let count = captured.add(1, ordering: .relaxed).newValue
+        if let frameLimit {
+            if count > frameLimit { return false }
+            if count == frameLimit { pipeline?.requestStop() }
+        }
+        stats.frameCaptured()
+        return true
+    }
+
+    func capturer(_ capturer: any VideoCapturer, didCapture frame: VideoFrame) {
+        guard admit() else { return }
+        switch mailbox.put(frame) {
+        case .accepted: break
+        case .replaced: pipeline?.drop(.late)
+        case .closed: pipeline?.drop(.shutdown)
+        }
+    }
+
+    func capturer(_ capturer: any VideoCapturer, didDropFrame timestampNs: Int64, reason: FrameDropReason) {
+        guard admit() else { return }
+        pipeline?.drop(reason)
+    }
+
+    func capturer(_ capturer: any VideoCapturer, didFail error: any Error) {
+        pipeline?.fail(error)
+    }
+
+    func capturerDidFinish(_ capturer: any VideoCapturer) {
+        pipeline?.requestStop()
+    }
+}
+
+/// Stop requests, the first failure, and the stopped flag, behind one condition.
+final class ControlState: @unchecked Sendable {
+    private let condition = NSCondition()
+    private var stopRequested = false
+    private var stopped = false
+    private var firstFailure: (any Error)?
+    private var stoppedHandlers: [@Sendable () -> Void] = []
+
+    func requestStop() {
+        condition.lock()
+        stopRequested = true
+        condition.broadcast()
+        condition.unlock()
+    }
+
+    /// Waits until a stop is requested or the clock reaches `untilNs`; true if stop was requested.
+    func waitForStop(untilNs: Int64) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        while !stopRequested {
+            let remainingNs = untilNs - MonotonicClock.nowNs()
+            if remainingNs <= 0 { return false }
+            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(remainingNs) / 1e9))
+        }
+        return true
+    }
+
+    /// Keeps the first failure; true if this was it.
+    func recordFailure(_ error: any Error) -> Bool {
+        condition.lock()
+        defer { condition.unlock() }
+        guard firstFailure == nil else { return false }
+        firstFailure = error
+        return true
+    }
+
+    var failure: (any Error)? {
+        condition.lock()
+        defer { condition.unlock() }
+        return firstFailure
+    }
+
+    func markStopped() {
+        condition.lock()
+        stopped = true
+        let handlers = stoppedHandlers
+        stoppedHandlers = []
+        condition.broadcast()
+        condition.unlock()
+        for handler in handlers { handler() }
+    }
+
+    /// Calls `handler` once the pipeline has stopped, at once if it already has.
+    func whenStopped(_ handler: @escaping @Sendable () -> Void) {
+        condition.lock()
+        guard !stopped else {
+            condition.unlock()
+            handler()
+            return
+        }
+        stoppedHandlers.append(handler)
+        condition.unlock()
+    }
+
+    func waitUntilStopped() {
+        condition.lock()
+        while !stopped { condition.wait() }
+        condition.unlock()
+    }
+}

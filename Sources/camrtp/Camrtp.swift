@@ -1,0 +1,16 @@
+import ArgumentParser
+
+struct Camrtp: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "camrtp",
+        abstract: "Capture a camera and stream it as VP8 over RTP.",
+        discussion: """
+            No camera? Every command takes --source testsrc (a moving test pattern with a frame \
+            counter) or --source y4m:FILE.
+
+            Try it on one machine:  camrtp loopback --source testsrc
+            Record to a file:       camrtp record --source testsrc --frames 300 --out clip.ivf
+            """,
+        version: "0.1.0",
+        subcommands: [RecordCommand.self])
+}

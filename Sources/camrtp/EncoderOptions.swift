@@ -1,0 +1,35 @@
+import ArgumentParser
+import VP8
+
+/// VP8 encoder choices shared by `send` and `record`.
+struct EncoderOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Target bitrate in kbit/s (CBR).", valueName: "kbps"))
+    var bitrate: Int = 1500
+
+    @Option(help: ArgumentHelp(
+        "Force a keyframe at least this often, in seconds; 0 for keyframes only on request.",
+        discussion: "Plain RTP receivers cannot ask for a keyframe, so one comes every 2 s by default.",
+        valueName: "seconds"))
+    var keyframeInterval: Double = 2
+
+    @Option(help: ArgumentHelp(
+        "libvpx cpu-used, -16...16: -6 (the default, as WebRTC on x86) is fast; values nearer 0 are slower and look better.",
+        valueName: "n"))
+    var cpuUsed: Int = -6
+
+    @Option(help: ArgumentHelp("Encoder threads; by default chosen from the picture size and cores.", valueName: "n"))
+    var threads: Int?
+
+    func validate() throws {
+        guard (1...100_000).contains(bitrate) else { throw CLIError.usage("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
+        guard keyframeInterval >= 0 else { throw CLIError.usage("--keyframe-interval must be 0 or more seconds") }
+        guard (-16...16).contains(cpuUsed) else { throw CLIError.usage("--cpu-used must be in -16...16, not \(cpuUsed)") }
+        if let threads, !(1...16).contains(threads) { throw CLIError.usage("--threads must be 1...16, not \(threads)") }
+    }
+
+    func settings(width: Int, height: Int, fps: Double) -> VP8EncoderSettings {
+        VP8EncoderSettings(
+            width: width, height: height, maxFramerate: fps, bitrateKbps: bitrate, cpuUsed: cpuUsed,
+            threads: threads, keyframeIntervalSeconds: keyframeInterval > 0 ? keyframeInterval : nil)
+    }
+}

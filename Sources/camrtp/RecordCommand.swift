@@ -1,0 +1,41 @@
+import ArgumentParser
+import Capture
+import CameraRTP
+import Foundation
+
+struct RecordCommand: CamrtpCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "record",
+        abstract: "Encode a source to VP8 in an IVF file that any player opens.",
+        discussion: """
+            Files and the test pattern are encoded as fast as the encoder goes, frame for frame; \
+            a camera in real time until --frames, --duration or Ctrl-C.
+
+              camrtp record --source y4m:clip.y4m --out clip.ivf
+              camrtp record --source testsrc:640x480@30 --frames 300 --bitrate 800 --out pattern.ivf
+              ffplay pattern.ivf
+            """)
+
+    @OptionGroup var input: SourceOptions
+    @Option(help: ArgumentHelp("The IVF file to write.", valueName: "file"))
+    var out: String
+    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var statsOptions: StatsOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func execute() async throws {
+        let source = try input.makeSource(defaultPace: .fast)
+        let configuration = PipelineConfiguration(
+            encoder: encoder.settings(width: source.width, height: source.height, fps: source.fps),
+            pace: input.pace ?? (source.canRunFast ? .fast : .realtime),
+            frameLimit: input.frames, durationSeconds: input.duration)
+        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: source.fps))
+        printNote("recording \(source.summary) to \(out)")
+        let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
+        printNote(String(
+            format: "wrote %d frames (%d dropped, %d keyframes), %d bytes, to %@; encode p50 %.1f ms",
+            snapshot.framesEncoded, snapshot.totalDropped, snapshot.keyframes, snapshot.bytesSent, out, snapshot.encodeMs.p50))
+    }
+}
+
+extension CapturePace: ExpressibleByArgument {}

@@ -1,0 +1,80 @@
+import ArgumentParser
+import Capture
+import CameraRTP
+import Foundation
+import MediaCore
+
+/// Where frames come from and when to stop: shared by every command that captures.
+struct SourceOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:FOURCC[:WxH[@FPS]]].",
+        discussion: "auto takes the first camera, else the test pattern, and says which.",
+        valueName: "spec"))
+    var source: String = "auto"
+
+    @Option(help: ArgumentHelp("Stop after N captured frames.", valueName: "n"))
+    var frames: Int?
+
+    @Option(help: ArgumentHelp("Stop after this many seconds.", valueName: "seconds"))
+    var duration: Double?
+
+    @Flag(help: "Loop a file source instead of ending at its end.")
+    var loop = false
+
+    @Option(help: ArgumentHelp(
+        "realtime or fast. fast runs file and test sources as fast as the encoder goes.", valueName: "pace"))
+    var pace: CapturePace?
+
+    @Option(help: ArgumentHelp("Rotation to signal or apply: 0, 90, 180 or 270 (clockwise).", valueName: "degrees"))
+    var rotation: Int = 0
+
+    func validate() throws {
+        if let frames, frames <= 0 { throw CLIError.usage("--frames must be a positive count, not \(frames)") }
+        if let duration, !(duration > 0) { throw CLIError.usage("--duration must be positive seconds, not \(duration)") }
+        guard VideoRotation(degrees: rotation) != nil, (0...270).contains(rotation) else {
+            throw CLIError.usage("--rotation must be 0, 90, 180 or 270, not \(rotation)")
+        }
+    }
+
+    var videoRotation: VideoRotation { VideoRotation(degrees: rotation) ?? .deg0 }
+
+    var spec: SourceSpec {
+        get throws { try SourceSpec(parsing: source) }
+    }
+
+    /// Makes the capture source, pacing file and test sources by `defaultPace` unless `--pace` says.
+    func makeSource(defaultPace: CapturePace) throws -> CaptureSource {
+        let spec = try spec
+        let pace = pace ?? defaultPace
+        let source: CaptureSource
+        switch spec {
+        case .testPattern(let width, let height, let fps):
+            source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
+        case .y4m(let path):
+            source = try .y4m(path: path, loop: loop, pace: pace, rotation: videoRotation)
+        case .auto:
+            printNote("no camera found; streaming the test pattern (use --source to choose)")
+            guard case .testPattern(let width, let height, let fps) = SourceSpec.defaultTestPattern else { preconditionFailure() }
+            source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
+        case .camera, .fakeCamera:
+            throw CLIError.usage("--source \"\(self.source)\": cameras are not available in this build")
+        }
+        if pace == .fast && !source.canRunFast {
+            throw CLIError.usage("--pace fast is for file and test sources; a camera runs in real time")
+        }
+        if pace == .fast && frames == nil && duration == nil && (loop || !isFile(spec)) {
+            throw CLIError.usage("--pace fast with an endless source needs --frames N or --duration SECONDS")
+        }
+        return source
+    }
+
+    private func isFile(_ spec: SourceSpec) -> Bool {
+        if case .y4m = spec { return true }
+        return false
+    }
+}
+
+/// A note for the person at the terminal, on stderr so stdout stays clean for data.
+func printNote(_ text: String) {
+    FileHandle.standardError.write(Data(("camrtp: " + text + "\n").utf8))
+}

@@ -1,0 +1,42 @@
+import ArgumentParser
+import CameraRTP
+import Foundation
+
+/// `--stats` and `--stats-json`.
+struct StatsOptions: ParsableArguments {
+    @Flag(help: "Show a live one-line status on stderr each second: fps, kbit/s, drops, packets.")
+    var stats = false
+
+    @Option(help: ArgumentHelp(
+        "Write the final figures as JSON: frames captured/encoded/dropped by reason, keyframes, packets, bytes, bitrate, encode and latency percentiles.",
+        valueName: "file"))
+    var statsJson: String?
+
+    /// Writes the final figures where `--stats-json` asks.
+    func writeJSON(_ snapshot: StatsSnapshot) throws {
+        guard let statsJson else { return }
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+        do {
+            try encoder.encode(snapshot).write(to: URL(fileURLWithPath: statsJson))
+        } catch {
+            throw CLIError.runtime("--stats-json \(statsJson): cannot write: \(error.localizedDescription)")
+        }
+    }
+}
+
+/// The one-line live status: rates over the last second, totals since the start.
+struct LiveStatusLine {
+    private var previous: StatsSnapshot?
+
+    mutating func line(for snapshot: StatsSnapshot) -> String {
+        let seconds = max(0.001, snapshot.durationSeconds - (previous?.durationSeconds ?? 0))
+        let fps = Double(snapshot.framesEncoded - (previous?.framesEncoded ?? 0)) / seconds
+        let kbps = Double(snapshot.bytesSent - (previous?.bytesSent ?? 0)) * 8 / seconds / 1000
+        previous = snapshot
+        return String(
+            format: "%6.1fs  %5.1f fps  %7.0f kbit/s  frames %d  dropped %d  keyframes %d  packets %d  latency p50 %.1f ms",
+            snapshot.durationSeconds, fps, kbps, snapshot.framesEncoded, snapshot.totalDropped, snapshot.keyframes,
+            snapshot.packetsSent, snapshot.latencyMs.p50)
+    }
+}
