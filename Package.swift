@@ -45,6 +45,7 @@ let package = Package(
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
+        .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -1,0 +1,126 @@
+@testable import CameraRTP
+import Capture
+import Foundation
+import MediaCore
+import Synchronization
+import Testing
+import VP8
+
+/// Keeps what the encoder produced, to check counts and order.
+final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private(set) var frames: [EncodedFrame] = []
+    private(set) var finished = false
+    let delayNs: Int64
+
+    init(delayNs: Int64 = 0) {
+        self.delayNs = delayNs
+    }
+
+    func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
+        if delayNs > 0 { MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + delayNs) }
+        lock.withLock { frames.append(frame) }
+        stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
+    }
+
+    func finish(stats: PipelineStats) throws {
+        lock.withLock { finished = true }
+    }
+}
+
+@Suite struct StreamPipelineTests {
+    static func settings(_ width: Int, _ height: Int) -> VP8EncoderSettings {
+        VP8EncoderSettings(width: width, height: height, bitrateKbps: 500)
+    }
+
+    @Test func fastPaceEncodesEveryFrameOfAFileSource() async throws {
+        let source = CaptureSource.testPattern(width: 160, height: 120, fps: 30, pace: .fast, rotation: .deg0)
+        let sink = CollectingSink()
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(160, 120), pace: .fast, frameLimit: 120),
+            sink: sink)
+        let stats = try await pipeline.run()
+        #expect(stats.framesCaptured == 120)
+        #expect(stats.framesEncoded + stats.totalDropped == 120)
+        #expect(stats.framesDropped["late"] == nil && stats.framesDropped["tooOld"] == nil)
+        #expect(sink.finished)
+        let times = sink.frames.map(\.timestampNs)
+        #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 33_333_333 }, "media time, one interval apart")
+    }
+
+    @Test func aSlowSinkInRealTimeDropsLateFramesAndTheBooksBalance() async throws {
+        // 60 fps in, a sink that takes 40 ms a frame: the mailbox must drop, not queue.
+        let source = CaptureSource.testPattern(width: 160, height: 120, fps: 60, pace: .realtime, rotation: .deg0)
+        let sink = CollectingSink(delayNs: 40_000_000)
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(160, 120), frameLimit: 60),
+            sink: sink)
+        let stats = try await pipeline.run()
+        #expect(stats.framesCaptured == 60)
+        #expect(stats.framesEncoded + stats.totalDropped == stats.framesCaptured)
+        #expect((stats.framesDropped["late"] ?? 0) > 20)
+        // Never more than the frame in the encoder and the one in the slot: about two sink times.
+        #expect(stats.latencyMs.max < 150, "\(stats.latencyMs)")
+    }
+
+    @Test func durationStopsARealTimeRun() async throws {
+        let source = CaptureSource.testPattern(width: 64, height: 48, fps: 30, pace: .realtime, rotation: .deg0)
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(64, 48), durationSeconds: 0.5),
+            sink: CollectingSink())
+        let stats = try await pipeline.run()
+        #expect((10...20).contains(stats.framesCaptured), "\(stats.framesCaptured) frames in 0.5 s at 30 fps")
+        #expect(stats.framesEncoded + stats.totalDropped == stats.framesCaptured)
+    }
+
+    @Test func cancellingTheTaskStopsCleanly() async throws {
+        let source = CaptureSource.testPattern(width: 64, height: 48, fps: 30, pace: .realtime, rotation: .deg0)
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(64, 48)), sink: CollectingSink())
+        let task = Task { try await pipeline.run() }
+        try await Task.sleep(for: .milliseconds(300))
+        task.cancel()
+        let stats = try await task.value
+        #expect(stats.framesCaptured > 3)
+        #expect(stats.framesEncoded + stats.totalDropped == stats.framesCaptured)
+    }
+
+    @Test func eventsReportTheRun() async throws {
+        let source = CaptureSource.testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0)
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(64, 48), pace: .fast, frameLimit: 10),
+            sink: CollectingSink())
+        let collected = Task {
+            var names: [String] = []
+            for await event in pipeline.events {
+                switch event {
+                case .started: names.append("started")
+                case .keyframeSent: names.append("keyframe")
+                case .stopped(let stats): names.append("stopped \(stats.framesCaptured)")
+                default: break
+                }
+            }
+            return names
+        }
+        _ = try await pipeline.run()
+        let names = await collected.value
+        #expect(names.first == "keyframe" || names.first == "started")
+        #expect(names.contains("started") && names.contains("keyframe"))
+        #expect(names.last == "stopped 10")
+    }
+
+    @Test func aSinkErrorStopsTheRunAndIsThrown() async throws {
+        final class FailingSink: EncodedFrameSink {
+            struct Broken: Error {}
+            func consume(_ frame: EncodedFrame, stats: PipelineStats) throws { throw Broken() }
+            func finish(stats: PipelineStats) throws {}
+        }
+        let source = CaptureSource.testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0)
+        let pipeline = try StreamPipeline(
+            source: source, configuration: PipelineConfiguration(encoder: Self.settings(64, 48), pace: .fast, frameLimit: 1000),
+            sink: FailingSink())
+        await #expect(throws: FailingSink.Broken.self) { try await pipeline.run() }
+        let stats = pipeline.stats.snapshot
+        #expect(stats.framesEncoded + stats.totalDropped == stats.framesCaptured)
+    }
+}
