@@ -22,6 +22,8 @@ let package = Package(
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
+        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation"]),
     ],
     swiftLanguageModes: [.v6]
 )
