@@ -68,7 +68,7 @@ public struct FrameGeometry: Sendable, Equatable {
         // Round the request down to even, but ask for at least the smallest even size.
         let targetWidth = max(alignDown(aspect.width), alignment)
         let targetHeight = max(alignDown(aspect.height), alignment)
-        let cropped = aspectCrop(inputWidth: inputWidth, inputHeight: inputHeight, aspectWidth: aspect.width, aspectHeight: aspect.height)
+        let cropped = aspectCrop(inputWidth: inputWidth, inputHeight: inputHeight, aspectWidth: targetWidth, aspectHeight: targetHeight)
         if targetWidth <= cropped.width, targetHeight <= cropped.height {
             return (centred(cropped.width, cropped.height, inputWidth, inputHeight), targetWidth, targetHeight)
         }
