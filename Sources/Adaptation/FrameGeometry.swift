@@ -37,7 +37,8 @@ public struct FrameGeometry: Sendable, Equatable {
 
     /// Decides the geometry for one input size. With no request, or one whose width or height
     /// is not positive, the frame passes unchanged; so does an input too small to give an even
-    /// size without upscaling (1×1).
+    /// size without upscaling (1×1), and a `scaleSteps` request so small that no aligned step
+    /// reaches it.
     public init(inputWidth: Int, inputHeight: Int, request: ResolutionRequest?) {
         self.inputWidth = inputWidth
         self.inputHeight = inputHeight

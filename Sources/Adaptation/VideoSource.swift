@@ -197,7 +197,7 @@ public final class VideoSource: VideoCapturerDelegate {
             // A mirror image turns the other way: flipping after a clockwise rotation by θ is
             // the same as rotating by −θ after flipping, so the stored picture can be flipped
             // and the viewer still sees it upright and mirrored.
-            rotation = VideoRotation(degrees: -rotation.degrees) ?? rotation
+            rotation = rotation.mirrored
         }
         if plan.applyRotation, rotation != .deg0 {
             let source = buffer
@@ -232,4 +232,16 @@ public final class VideoSource: VideoCapturerDelegate {
 /// Why one processing step could not produce its picture.
 private struct StepFailure: Error {
     let reason: FrameDropReason
+}
+
+extension VideoRotation {
+    /// The rotation that shows a left-right flipped picture upright: the same angle the other way.
+    fileprivate var mirrored: VideoRotation {
+        switch self {
+        case .deg0: .deg0
+        case .deg90: .deg270
+        case .deg180: .deg180
+        case .deg270: .deg90
+        }
+    }
 }
