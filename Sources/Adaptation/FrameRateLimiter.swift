@@ -1,6 +1,6 @@
 /// Caps the frame rate on a deadline grid, as libwebrtc's `FramerateController::ShouldDropFrame`
 /// (common_video/framerate_controller.cc, used by `VideoAdapter`). Decisions depend on frame
-/// timestamps only, never on the wall clock, so jittery delivery does not change them.
+/// timestamps only, never on when frames arrive, so they can be tested as pure functions.
 ///
 /// The libwebrtc grid, kept as is:
 /// - the first frame is kept and sets the first deadline;
@@ -16,9 +16,9 @@
 /// that lands exactly on an input frame, so which frames survive hangs on microseconds of
 /// jitter. Here the deadline sits half an *input* interval before the frame that is due: the
 /// same point as libwebrtc's when the input runs at the cap, and midway between two input
-/// frames otherwise, so 30→15 keeps every second frame and 30→10 every third under
-/// jitter of up to a quarter of an input interval. The input interval is a running average
-/// of the gaps between frames.
+/// frames whenever the cap divides the input rate, so 30→15 keeps every second frame and
+/// 30→10 every third under timestamp jitter of up to a quarter of an input interval. The
+/// input interval is a running average of the gaps between frames.
 public struct FrameRateLimiter: Sendable {
     /// libwebrtc's `kMinFramerate`: a cap below this drops every frame.
     public static let minimumFps = 0.5

@@ -394,7 +394,8 @@ func isIdentical(_ a: I420Buffer, _ b: I420Buffer) -> Bool {
         let captureThread = MediaThread(name: "test.capture") {
             source.capturer(capturer, didCapture: input)
         }
-        while !sink.inCall.load(ordering: .sequentiallyConsistent) {
+        let giveUpNs = MonotonicClock.nowNs() + 10_000_000_000
+        while !sink.inCall.load(ordering: .sequentiallyConsistent), MonotonicClock.nowNs() < giveUpNs {
             MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + 1_000_000)
         }
         source.removeSink(token)
