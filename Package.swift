@@ -1,12 +1,16 @@
 // swift-tools-version: 6.1
 import PackageDescription
 
+let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+
 let package = Package(
     name: "camrtp",
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
-        .library(name: "CameraRTP", targets: ["CameraRTP"]),
+        .library(name: "CameraRTP", targets: [
+            "CameraRTP", "Capture", "Adaptation", "VP8", "MediaCore", "FrameProcessing",
+        ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
@@ -22,31 +26,25 @@ let package = Package(
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
-        .target(name: "Capture", dependencies: [
-            "MediaCore", "FrameProcessing", "CV4L2",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
-        .target(name: "VP8", dependencies: [
-            "MediaCore", "CVPX",
-            .product(name: "Logging", package: "swift-log"),
-        ]),
+        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
+        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
+        .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "FrameProcessing", "Capture", "VP8",
-            .product(name: "Logging", package: "swift-log"),
+            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "VP8", "MediaCore",
+            "CameraRTP", "Capture", "VP8", "MediaCore", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
-            .product(name: "Logging", package: "swift-log"),
         ]),
 
         .target(name: "TestSupport", dependencies: ["Capture", "MediaCore"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
+        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
+        .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )
