@@ -34,7 +34,7 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "VP8", "MediaCore", logging,
+            "CameraRTP", "Capture", "Adaptation", "VP8", "MediaCore", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

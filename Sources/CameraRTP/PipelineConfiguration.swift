@@ -1,8 +1,15 @@
+import Adaptation
 import Capture
 import VP8
 
-/// How a pipeline runs: encoder settings, pacing, the latency bound and when to stop.
+/// How a pipeline runs: adaptation, encoder settings, pacing, the latency bound and when to stop.
 public struct PipelineConfiguration: Sendable {
+    /// Output size; nil keeps the source's size. Cropped to the aspect and scaled down, never up.
+    public var outputSize: (width: Int, height: Int)?
+    /// The highest frame rate sent; nil sends every frame.
+    public var maxFps: Double?
+    /// Rotate the pixels (for receivers that ignore CVO), mirror, align camera timestamps.
+    public var adaptation: VideoSourceOptions
     public var encoder: VP8EncoderSettings
     /// `.fast` encodes every frame as fast as possible (files, benchmarks): nothing is dropped
     /// as late or too old. `.realtime` drops instead of queueing.
@@ -15,10 +22,14 @@ public struct PipelineConfiguration: Sendable {
     public var durationSeconds: Double?
 
     public init(
-        encoder: VP8EncoderSettings, pace: CapturePace = .realtime, maxLatencyMs: Double = 100,
-        frameLimit: Int? = nil, durationSeconds: Double? = nil
+        encoder: VP8EncoderSettings, outputSize: (width: Int, height: Int)? = nil, maxFps: Double? = nil,
+        adaptation: VideoSourceOptions = VideoSourceOptions(), pace: CapturePace = .realtime,
+        maxLatencyMs: Double = 100, frameLimit: Int? = nil, durationSeconds: Double? = nil
     ) {
         self.encoder = encoder
+        self.outputSize = outputSize
+        self.maxFps = maxFps
+        self.adaptation = adaptation
         self.pace = pace
         self.maxLatencyMs = maxLatencyMs
         self.frameLimit = frameLimit

@@ -1,3 +1,4 @@
+import Adaptation
 import Capture
 import Foundation
 import Logging
@@ -5,8 +6,9 @@ import MediaCore
 import Synchronization
 import VP8
 
-/// The whole send path: capture source → frame intake → one-slot mailbox → VP8 encoder →
-/// encoded-frame sink (the RTP sender, or an IVF file).
+/// The whole send path: capture source → `VideoSource` (fps cap, crop and scale, rotation) →
+/// frame intake → one-slot mailbox → VP8 encoder → encoded-frame sink (the RTP sender, or an
+/// IVF file). An application can subscribe its own sinks to `videoSource` beside the encoder.
 ///
 /// Threads: the source captures on its own thread; the encoder runs on `camrtp.encode`;
 /// `camrtp.control` ticks the per-second stats, enforces the duration and performs the ordered
@@ -20,6 +22,8 @@ public final class StreamPipeline: Sendable {
     public let events: AsyncStream<PipelineEvent>
     public let source: CaptureSource
     public let configuration: PipelineConfiguration
+    /// The capturer's delegate, which adapts frames for the encoder and any other sink.
+    public let videoSource: VideoSource
 
     private let sink: any EncodedFrameSink
     private let encoder: VP8Encoder
@@ -45,7 +49,14 @@ public final class StreamPipeline: Sendable {
         mailbox = FrameMailbox(lossless: configuration.pace == .fast)
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         intake = FrameIntake(mailbox: mailbox, stats: stats, frameLimit: configuration.frameLimit)
+        videoSource = VideoSource(options: configuration.adaptation)
+        if configuration.outputSize != nil || configuration.maxFps != nil {
+            videoSource.adaptOutputFormat(
+                resolution: configuration.outputSize.map { .exact(width: $0.width, height: $0.height) },
+                fps: configuration.maxFps)
+        }
         intake.pipeline = self
+        _ = videoSource.addSink(intake)
     }
 
     /// Asks the encoder for a keyframe on the next frame (a receiver's PLI or FIR).
@@ -64,7 +75,7 @@ public final class StreamPipeline: Sendable {
         encodeThread.withLock { $0 = MediaThread(name: "camrtp.encode") { self.encodeLoop() } }
         // The control thread ends the pipeline and signals `waitUntilStopped`; nobody joins it.
         _ = MediaThread(name: "camrtp.control", joinable: false) { self.controlLoop() }
-        source.capturer.delegate = intake
+        source.capturer.delegate = videoSource
         do {
             try source.start()
         } catch {
@@ -192,8 +203,9 @@ public final class StreamPipeline: Sendable {
     }
 }
 
-/// The capturer's delegate: counts every captured frame and hands it to the mailbox.
-final class FrameIntake: VideoCapturerDelegate, @unchecked Sendable {
+/// The encoder's subscription to the video source: counts every captured frame and hands it to
+/// the mailbox.
+final class FrameIntake: VideoSink, @unchecked Sendable {
     private let mailbox: FrameMailbox
     private let stats: PipelineStats
     private let frameLimit: Int?
@@ -218,7 +230,7 @@ final class FrameIntake: VideoCapturerDelegate, @unchecked Sendable {
         return true
     }
 
-    func capturer(_ capturer: any VideoCapturer, didCapture frame: VideoFrame) {
+    func onFrame(_ frame: VideoFrame) {
         guard admit() else { return }
         switch mailbox.put(frame) {
         case .accepted: break
@@ -227,16 +239,16 @@ final class FrameIntake: VideoCapturerDelegate, @unchecked Sendable {
         }
     }
 
-    func capturer(_ capturer: any VideoCapturer, didDropFrame timestampNs: Int64, reason: FrameDropReason) {
+    func onDroppedFrame(timestampNs: Int64, reason: FrameDropReason) {
         guard admit() else { return }
         pipeline?.drop(reason)
     }
 
-    func capturer(_ capturer: any VideoCapturer, didFail error: any Error) {
+    func didFail(_ error: any Error) {
         pipeline?.fail(error)
     }
 
-    func capturerDidFinish(_ capturer: any VideoCapturer) {
+    func capturerDidFinish() {
         pipeline?.requestStop()
     }
 }

@@ -1,3 +1,4 @@
+import Adaptation
 import ArgumentParser
 import Capture
 import CameraRTP
@@ -17,6 +18,7 @@ struct RecordCommand: CamrtpCommand {
             """)
 
     @OptionGroup var input: SourceOptions
+    @OptionGroup var adapt: AdaptOptions
     @Option(help: ArgumentHelp("The IVF file to write.", valueName: "file"))
     var out: String
     @OptionGroup var encoder: EncoderOptions
@@ -25,11 +27,15 @@ struct RecordCommand: CamrtpCommand {
 
     func execute() async throws {
         let source = try input.makeSource(defaultPace: .fast)
+        let output = adapt.expectedOutput(width: source.width, height: source.height, fps: source.fps)
+        // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         let configuration = PipelineConfiguration(
-            encoder: encoder.settings(width: source.width, height: source.height, fps: source.fps),
+            encoder: encoder.settings(width: output.width, height: output.height, fps: output.fps),
+            outputSize: adapt.outputSize, maxFps: adapt.fps,
+            adaptation: VideoSourceOptions(applyRotation: true, mirror: adapt.mirror),
             pace: input.pace ?? (source.canRunFast ? .fast : .realtime),
             frameLimit: input.frames, durationSeconds: input.duration)
-        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: source.fps))
+        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: output.fps))
         printNote("recording \(source.summary) to \(out)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
         printNote(String(

@@ -1,0 +1,33 @@
+import ArgumentParser
+import CameraRTP
+
+/// Output size and frame-rate cap, applied by the video source before the encoder.
+struct AdaptOptions: ParsableArguments {
+    @Option(help: ArgumentHelp(
+        "Output size WxH; the picture is cropped to its aspect (centred) and scaled down, never up.",
+        valueName: "WxH"))
+    var size: String?
+
+    @Option(help: ArgumentHelp("Maximum output frame rate; extra frames are dropped on WebRTC's grid.", valueName: "n"))
+    var fps: Double?
+
+    @Flag(help: "Mirror the picture left to right (a selfie view).")
+    var mirror = false
+
+    func validate() throws {
+        if let size, VideoMode(parsing: size) == nil || size.contains("@") {
+            throw CLIError.usage("--size \"\(size)\": expected WxH with each side 2...16384, such as 640x360")
+        }
+        if let fps, !(fps > 0 && fps <= 240) { throw CLIError.usage("--fps must be in (0, 240], not \(fps)") }
+    }
+
+    var outputSize: (width: Int, height: Int)? {
+        size.flatMap(VideoMode.init(parsing:)).map { ($0.width, $0.height) }
+    }
+
+    /// The size and rate the encoder will first see from a `width × height` source at `fps`.
+    func expectedOutput(width: Int, height: Int, fps sourceFps: Double) -> (width: Int, height: Int, fps: Double) {
+        let size = outputSize.map { (min($0.width, width) & ~1, min($0.height, height) & ~1) } ?? (width, height)
+        return (size.0, size.1, min(fps ?? sourceFps, sourceFps))
+    }
+}
