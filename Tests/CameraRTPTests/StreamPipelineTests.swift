@@ -78,7 +78,9 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
         let pipeline = try StreamPipeline(
             source: source, configuration: PipelineConfiguration(encoder: Self.settings(64, 48)), sink: CollectingSink())
         let task = Task { try await pipeline.run() }
-        try await Task.sleep(for: .milliseconds(300))
+        for _ in 0..<500 where pipeline.stats.snapshot.framesCaptured < 4 {
+            try await Task.sleep(for: .milliseconds(10))
+        }
         task.cancel()
         let stats = try await task.value
         #expect(stats.framesCaptured > 3)
