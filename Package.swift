@@ -22,6 +22,8 @@ let package = Package(
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "RTP", dependencies: ["MediaCore"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP"]),
     ],
     swiftLanguageModes: [.v6]
 )
