@@ -50,6 +50,12 @@ struct ByteWriter {
         offset += count
     }
 
+    /// The UTF-8 bytes of `text`, without a length or terminator.
+    mutating func write(utf8 text: String) {
+        var text = text
+        text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
+    }
+
     /// A nested structure, written where the cursor is.
     mutating func write(_ structure: some WireFormat) throws(WireFormatError) {
         offset += try structure.serialize(into: UnsafeMutableRawBufferPointer(rebasing: buffer[offset...]))
