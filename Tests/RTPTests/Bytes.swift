@@ -1,4 +1,4 @@
-/// Test helpers for writing byte vectors as hex, the way RFC diagrams and captures read.
+/// Byte vectors written as hex, the way RFC diagrams and captures read; spaces are ignored.
 func bytes(_ hex: String) -> [UInt8] {
     let digits = hex.filter(\.isHexDigit)
     precondition(digits.count % 2 == 0, "odd number of hex digits")
@@ -10,8 +10,4 @@ func bytes(_ hex: String) -> [UInt8] {
         index = next
     }
     return result
-}
-
-func hex(_ bytes: [UInt8]) -> String {
-    bytes.map { ($0 < 16 ? "0" : "") + String($0, radix: 16) }.joined()
 }
