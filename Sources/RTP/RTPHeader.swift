@@ -59,9 +59,14 @@ public struct RTPHeader: WireFormat, Equatable, Sendable {
 
     private var csrcCount: Int { min(csrcs.count, Self.maximumCSRCCount) }
 
+    // The loops below index the arrays directly: generic iteration allocates a coroutine frame
+    // per call in unoptimised builds, and these run for every packet sent.
+
     /// Bytes of extension elements before padding to a 32-bit word.
     private var extensionElementBytes: Int {
-        extensionElements.reduce(0) { $0 + $1.serializedSize }
+        var total = 0
+        for index in extensionElements.indices { total += extensionElements[index].serializedSize }
+        return total
     }
 
     /// The whole extension block: the 0xBEDE word plus the padded elements; 0 when there are none.
@@ -75,9 +80,9 @@ public struct RTPHeader: WireFormat, Equatable, Sendable {
     /// value known only at send time can be patched in place.
     public func byteOffset(ofExtensionData id: UInt8) -> Int? {
         var offset = Self.fixedSize + 4 * csrcCount + 4
-        for element in extensionElements {
-            if element.id == id { return offset + 1 }
-            offset += element.serializedSize
+        for index in extensionElements.indices {
+            if extensionElements[index].id == id { return offset + 1 }
+            offset += extensionElements[index].serializedSize
         }
         return nil
     }
@@ -90,11 +95,11 @@ public struct RTPHeader: WireFormat, Equatable, Sendable {
         writer.write(sequenceNumber)
         writer.write(timestamp)
         writer.write(ssrc)
-        for csrc in csrcs.prefix(csrcCount) { writer.write(csrc) }
+        for index in 0..<csrcCount { writer.write(csrcs[index]) }
         if !extensionElements.isEmpty {
             writer.write(Self.oneByteExtensionProfile)
             writer.write(UInt16((extensionBlockSize - 4) / 4))
-            for element in extensionElements { element.write(to: &writer) }
+            for index in extensionElements.indices { extensionElements[index].write(to: &writer) }
             writer.padToWordBoundary()
         }
         return writer.offset
