@@ -37,9 +37,7 @@ public struct VP8Depacketizer {
         let descriptor: VP8PayloadDescriptor
         do throws(WireFormatError) {
             packet = try RTPPacket(parsing: bytes)
-            descriptor = try packet.payload.withUnsafeBytes { raw in
-                Result { () throws(WireFormatError) in try VP8PayloadDescriptor(parsing: raw) }
-            }.get()
+            descriptor = try VP8PayloadDescriptor(parsing: packet.payload)
         } catch {
             throw .malformed(error)
         }

@@ -10,10 +10,16 @@ public protocol WireFormat {
 }
 
 extension WireFormat {
-    public init(parsing bytes: [UInt8]) throws(WireFormatError) {
-        self = try bytes.withUnsafeBytes { raw in
-            Result { () throws(WireFormatError) -> Self in try Self(parsing: raw) }
-        }.get()
+    /// Reads the structure from any byte collection, such as an array or a slice of one.
+    public init(parsing bytes: some Collection<UInt8>) throws(WireFormatError) {
+        let parsed = bytes.withContiguousStorageIfAvailable { buffer in
+            Result { () throws(WireFormatError) -> Self in try Self(parsing: UnsafeRawBufferPointer(buffer)) }
+        }
+        if let parsed {
+            self = try parsed.get()
+        } else {
+            self = try Self(parsing: Array(bytes))
+        }
     }
 
     /// The serialised bytes in a new array; for tests and cold paths.

@@ -116,3 +116,13 @@ import Testing
         #expect(throws: WireFormatError.self) { try RTPPacket(parsing: bytes(packet)) }
     }
 }
+
+@Suite struct WireFormatTests {
+    @Test func parsesFromSlicesAndNonContiguousCollections() throws {
+        let packet = bytes("ff 80 e0 1234 deadbeef 01020304")
+        let fromSlice = try RTPHeader(parsing: packet[1...])
+        let fromLazy = try RTPHeader(parsing: packet.dropFirst().lazy.map { $0 })
+        #expect(fromSlice == fromLazy)
+        #expect(fromSlice.sequenceNumber == 0x1234)
+    }
+}
