@@ -106,23 +106,25 @@ public struct RTPHeader: WireFormat, Equatable, Sendable {
     }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(WireFormatError) {
+        self = try Self.parse(prefixOf: bytes).header
+    }
+
+    /// Reads the header at the start of a packet and returns how many bytes it took. That can
+    /// exceed `serializedSize`, since a sender may pad its extension block more than needed or
+    /// end it early with ID 15; the payload starts at `size`.
+    public static func parse(prefixOf bytes: UnsafeRawBufferPointer) throws(WireFormatError) -> (header: RTPHeader, size: Int) {
         var reader = ByteReader(bytes, structure: "RTP header")
         let first = try reader.readUInt8()
         guard first >> 6 == Self.version else {
             throw .invalid(structure: "RTP header", reason: "version \(first >> 6), expected 2")
         }
         let second = try reader.readUInt8()
-        hasPadding = first & 0x20 != 0
-        marker = second & 0x80 != 0
-        payloadType = second & 0x7F
-        sequenceNumber = try reader.readUInt16()
-        timestamp = try reader.readUInt32()
-        ssrc = try reader.readUInt32()
+        var header = RTPHeader(
+            hasPadding: first & 0x20 != 0, marker: second & 0x80 != 0, payloadType: second & 0x7F,
+            sequenceNumber: try reader.readUInt16(), timestamp: try reader.readUInt32(), ssrc: try reader.readUInt32())
         let csrcCount = Int(first & 0x0F)
         try reader.require(4 * csrcCount)
-        csrcs = []
-        for _ in 0..<csrcCount { csrcs.append(try reader.readUInt32()) }
-        extensionElements = []
+        for _ in 0..<csrcCount { header.csrcs.append(try reader.readUInt32()) }
         if first & 0x10 != 0 {
             let profile = try reader.readUInt16()
             guard profile == Self.oneByteExtensionProfile else {
@@ -132,11 +134,12 @@ public struct RTPHeader: WireFormat, Equatable, Sendable {
             }
             let wordCount = Int(try reader.readUInt16())
             var block = ByteReader(try reader.readBytes(4 * wordCount), structure: "RTP header extension block")
-            extensionElements = try Self.parseOneByteElements(&block)
+            header.extensionElements = try Self.parseOneByteElements(&block)
         }
+        return (header, reader.offset)
     }
 
-    /// RFC 8285 §4.2: ID 0 marks a padding byte and are skipped; ID 15 ends processing of the block.
+    /// RFC 8285 §4.2: bytes with ID 0 are padding and are skipped; ID 15 ends processing of the block.
     private static func parseOneByteElements(_ block: inout ByteReader) throws(WireFormatError) -> [RTPHeaderExtensionElement] {
         var elements: [RTPHeaderExtensionElement] = []
         while block.remaining > 0 {

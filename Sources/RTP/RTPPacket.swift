@@ -37,19 +37,20 @@ public struct RTPPacket: WireFormat, Equatable, Sendable {
     }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(WireFormatError) {
-        header = try RTPHeader(parsing: bytes)
+        let (header, headerSize) = try RTPHeader.parse(prefixOf: bytes)
+        self.header = header
         var end = bytes.count
         paddingCount = 0
         if header.hasPadding {
             let count = bytes.last ?? 0
-            guard count > 0, Int(count) <= bytes.count - header.serializedSize else {
+            guard count > 0, Int(count) <= bytes.count - headerSize else {
                 throw .invalid(
                     structure: "RTP packet",
-                    reason: "padding count \(count) does not fit the \(bytes.count - header.serializedSize) bytes after the header")
+                    reason: "padding count \(count) does not fit the \(bytes.count - headerSize) bytes after the header")
             }
             paddingCount = count
             end -= Int(count)
         }
-        payload = Array(bytes[header.serializedSize..<end])
+        payload = Array(bytes[headerSize..<end])
     }
 }

@@ -63,6 +63,9 @@ public struct VP8PayloadDescriptor: WireFormat, Equatable, Sendable {
     public var temporalLayer: TemporalLayer?
     /// KEYIDX (K), 5 bits.
     public var keyIndex: UInt8?
+    /// Input may set X with none of I, L, T, K; remembering it keeps `serializedSize` equal to
+    /// the bytes parsed, so the payload after the descriptor is found correctly.
+    private var hasEmptyExtensionByte = false
 
     public init(
         isNonReference: Bool = false, isStartOfPartition: Bool, partitionIndex: UInt8 = 0,
@@ -79,7 +82,7 @@ public struct VP8PayloadDescriptor: WireFormat, Equatable, Sendable {
     }
 
     private var hasExtension: Bool {
-        pictureID != nil || tl0PictureIndex != nil || temporalLayer != nil || keyIndex != nil
+        hasEmptyExtensionByte || pictureID != nil || tl0PictureIndex != nil || temporalLayer != nil || keyIndex != nil
     }
 
     private var hasTemporalOrKeyByte: Bool { temporalLayer != nil || keyIndex != nil }
@@ -124,6 +127,7 @@ public struct VP8PayloadDescriptor: WireFormat, Equatable, Sendable {
         keyIndex = nil
         guard first & 0x80 != 0 else { return }
         let flags = try reader.readUInt8()
+        hasEmptyExtensionByte = flags & 0xF0 == 0
         if flags & 0x80 != 0 {
             let high = try reader.readUInt8()
             pictureID = high & 0x80 != 0 ? .long(UInt16(high & 0x7F) << 8 | UInt16(try reader.readUInt8())) : .short(high)

@@ -111,6 +111,16 @@ import Testing
         #expect(parsed.payload == [0xAA, 0xBB, 0xCC])
     }
 
+    @Test(arguments: [
+        // An empty block, a block padded a word longer than needed, and one ended early by ID 15.
+        "90 60 0001 00000002 00000003 bede 0000 aabbcc",
+        "90 60 0001 00000002 00000003 bede 0002 10ff0000 00000000 aabbcc",
+        "90 60 0001 00000002 00000003 bede 0001 f0123456 aabbcc",
+    ])
+    func payloadStartsAfterTheBlockAsSent(packet: String) throws {
+        #expect(try RTPPacket(parsing: bytes(packet)).payload == [0xAA, 0xBB, 0xCC])
+    }
+
     @Test(arguments: ["a0 60 0001 00000002 00000003 aabbcc 00", "a0 60 0001 00000002 00000003 aabbcc 05"])
     func impossiblePaddingCountThrows(packet: String) {
         #expect(throws: WireFormatError.self) { try RTPPacket(parsing: bytes(packet)) }

@@ -44,6 +44,13 @@ import Testing
         #expect(try Descriptor(parsing: [0x80, 0x8F, 0x05]) == Descriptor(isStartOfPartition: false, pictureID: .short(5)))
     }
 
+    @Test func extensionByteWithoutFieldsKeepsItsSize() throws {
+        let parsed = try Descriptor(parsing: bytes("90 00 aa"))
+        #expect(parsed.isStartOfPartition && parsed.pictureID == nil)
+        #expect(parsed.serializedSize == 2)
+        #expect(parsed.serialized() == bytes("90 00"))
+    }
+
     @Test func pictureIDValues() {
         #expect(Descriptor.PictureID.short(0xFF).value == 0x7F)
         #expect(Descriptor.PictureID.long(0xFFFF).value == 0x7FFF)
