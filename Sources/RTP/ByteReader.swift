@@ -12,7 +12,7 @@ struct ByteReader {
 
     var remaining: Int { bytes.count - offset }
 
-    mutating func require(_ count: Int) throws(WireFormatError) {
+    func require(_ count: Int) throws(WireFormatError) {
         guard count <= remaining else {
             throw .truncated(structure: structure, needed: offset + count, available: bytes.count)
         }

@@ -12,7 +12,7 @@ import MediaCore
 ///   with `RTPPacketBatch.stampAbsoluteSendTime(_:at:)`.
 ///
 /// Packets are written into an `RTPPacketBatch`, so packetizing does not allocate.
-public struct VP8Payloader {
+public struct VP8Payloader: Sendable {
     public struct Configuration: Sendable, Equatable {
         /// SRTP tag sizes to reserve through `srtpOverhead` (RFC 3711, RFC 7714).
         public static let srtpAESCM128HMACSHA1_80Overhead = 10
