@@ -29,6 +29,7 @@ let package = Package(
         .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
+        .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -43,6 +44,7 @@ let package = Package(
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
     ],

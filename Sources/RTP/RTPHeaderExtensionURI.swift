@@ -1,0 +1,10 @@
+/// The header extensions this module writes: their SDP `a=extmap` URIs (RFC 8285 §5) and the
+/// IDs used unless the session negotiates others. The defaults are the IDs Chrome offers, so an
+/// SDP written with them reads the same as a browser's.
+public enum RTPHeaderExtensionURI {
+    public static let videoOrientation = "urn:3gpp:video-orientation"
+    public static let absoluteSendTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+
+    public static let defaultVideoOrientationID: UInt8 = 13
+    public static let defaultAbsoluteSendTimeID: UInt8 = 2
+}
