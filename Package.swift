@@ -22,6 +22,10 @@ let package = Package(
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
         ]),
+        .target(name: "Transport", dependencies: ["CSRTP", .product(name: "Logging", package: "swift-log")]),
+        .target(name: "SDP"),
+        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP"]),
     ],
     swiftLanguageModes: [.v6]
 )
