@@ -228,7 +228,12 @@ public final class UDPTransport {
                     logger.info("receiver not listening yet (ICMP port unreachable); still sending",
                                 metadata: ["remote": "\(remote)"])
                 }
-                if retriedRefusal { drop(upTo: next + 1) } else { retriedRefusal = true }
+                if retriedRefusal {
+                    drop(upTo: next + 1)
+                    retriedRefusal = false
+                } else {
+                    retriedRefusal = true
+                }
             case EAGAIN, EWOULDBLOCK, ENOBUFS:
                 if !waitedForRoom, (try? poll(events: Int16(POLLOUT), timeoutMilliseconds: sendStallMilliseconds)) == true {
                     waitedForRoom = true

@@ -71,3 +71,21 @@ final class LoopbackSocket {
         return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
     }
 }
+
+extension LoopbackSocket {
+    struct NothingWaiting: Error {}
+
+    /// Receives one datagram into `slot` without blocking, or throws `NothingWaiting`; shaped for
+    /// `PacketBatch.append`, which then leaves the batch unchanged.
+    func receive(into slot: UnsafeMutableRawBufferPointer) throws(NothingWaiting) -> Int {
+        let count = recv(fd, slot.baseAddress, slot.count, Int32(MSG_DONTWAIT))
+        guard count >= 0 else { throw NothingWaiting() }
+        return count
+    }
+
+    /// Waits up to `timeoutMilliseconds` for a datagram.
+    func waitUntilReadable(timeoutMilliseconds: Int32) -> Bool {
+        var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        return poll(&descriptor, 1, timeoutMilliseconds) == 1
+    }
+}
