@@ -8,7 +8,9 @@ private let libraryInitStatus: UInt32 = srtp_init().rawValue
 /// Outbound sessions match any SSRC the sender uses (`ssrc_any_outbound`) and allow resending a
 /// sequence number with the same payload, which NACK retransmission does (RFC 4585 section 6.2.1).
 /// Protection works in the caller's buffer: the packet grows by the suite's trailer (RFC 3711
-/// section 3.1), so the buffer must have that much room after it; nothing is allocated per packet.
+/// section 3.1), so the buffer must have that much room after it. This side allocates nothing per
+/// packet; a libsrtp2 built on NSS (as Debian's is) allocates inside each call, one built on
+/// OpenSSL does not.
 ///
 /// Owned by one thread; not `Sendable`. The `srtp_t` is freed in `deinit`.
 public final class SRTPSession {

@@ -131,7 +131,7 @@ public final class UDPTransport {
     /// section 11) unless `rtcpRemote` says otherwise (RFC 3605 `a=rtcp:`).
     public func makeRTCPTransport(rtcpRemote: Endpoint? = nil, localPort: UInt16 = 0) throws(SocketError) -> UDPTransport {
         guard let destination = rtcpRemote ?? remote.defaultRTCPEndpoint else {
-            throw SocketError("RTCP port after \(remote) (RTP port + 1)", code: EINVAL)
+            throw SocketError("choosing the RTCP port (RTP port + 1) for \(remote)", code: EINVAL)
         }
         return try UDPTransport(remote: destination, localPort: localPort,
                                 sendBufferBytes: Swift.min(sendBufferBytes, 256 << 10),
@@ -201,12 +201,10 @@ public final class UDPTransport {
                                 msg_control: nil, msg_controllen: 0, msg_flags: 0),
                 msg_len: 0)
         }
+        // A nested function capturing these counters would box them on the heap, so the loop
+        // keeps them as plain locals.
         var next = 0
         var dropped = 0
-        func drop(upTo end: Int) {
-            dropped += end - next
-            next = end
-        }
         var retriedRefusal = false
         var waitedForRoom = false
         while next < count {
@@ -221,6 +219,7 @@ public final class UDPTransport {
                 continue
             }
             let code = errno
+            var dropUpTo = next
             switch code {
             case ECONNREFUSED:
                 statistics.connectionRefused += 1
@@ -228,22 +227,18 @@ public final class UDPTransport {
                     logger.info("receiver not listening yet (ICMP port unreachable); still sending",
                                 metadata: ["remote": "\(remote)"])
                 }
-                if retriedRefusal {
-                    drop(upTo: next + 1)
-                    retriedRefusal = false
-                } else {
-                    retriedRefusal = true
-                }
+                if retriedRefusal { dropUpTo = next + 1 }
+                retriedRefusal.toggle()
             case EAGAIN, EWOULDBLOCK, ENOBUFS:
                 if !waitedForRoom, (try? poll(events: Int16(POLLOUT), timeoutMilliseconds: sendStallMilliseconds)) == true {
                     waitedForRoom = true
                     continue
                 }
                 if code == ENOBUFS { statistics.noBufferSpace += 1 } else { statistics.wouldBlock += 1 }
-                drop(upTo: count)
+                dropUpTo = count
             case EMSGSIZE:
                 statistics.messageTooLong += 1
-                drop(upTo: next + 1)
+                dropUpTo = next + 1
             default:
                 statistics.otherErrors += 1
                 statistics.lastOtherErrno = code
@@ -251,8 +246,10 @@ public final class UDPTransport {
                     logger.info("UDP send failed; dropping and going on",
                                 metadata: ["error": "\(SocketError("sendmmsg to \(remote)", code: code))"])
                 }
-                drop(upTo: count)
+                dropUpTo = count
             }
+            dropped += dropUpTo - next
+            next = dropUpTo
         }
         statistics.packetsDropped += UInt64(dropped)
         return count - dropped

@@ -129,6 +129,35 @@ struct UDPTransportTests {
         #expect(explicit.remote == receiver.endpoint)
     }
 
+    /// A datagram over the IPv4 limit (65,507 payload bytes) fails alone; its neighbours still go.
+    @Test func oversizedPacketIsDroppedAndCountedAlone() throws {
+        let receiver = try LoopbackSocket(ipv6: false)
+        let transport = try UDPTransport(remote: receiver.endpoint)
+        #expect(transport.sendBufferBytes > 0)
+        let batch = PacketBatch(packetCapacity: 70_000)
+        for length in [10, 70_000, 20] {
+            batch.append { (slot: UnsafeMutableRawBufferPointer) -> Int in
+                slot.initializeMemory(as: UInt8.self, repeating: UInt8(length & 0xFF))
+                return length
+            }
+        }
+        #expect(transport.send(batch) == 2)
+        #expect(transport.statistics.messageTooLong == 1)
+        #expect(transport.statistics.packetsDropped == 1)
+        #expect(receiver.receive() == [UInt8](repeating: 10, count: 10))
+        #expect(receiver.receive() == [UInt8](repeating: 20, count: 20))
+    }
+
+    @Test func noRTCPPortAfter65535() throws {
+        let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:65535"))
+        #expect {
+            try transport.makeRTCPTransport()
+        } throws: { error in
+            "\(error)" == "SocketError: choosing the RTCP port (RTP port + 1) for 127.0.0.1:65535 failed: "
+                + "Invalid argument (errno 22)"
+        }
+    }
+
     @Test func singleDatagramSend() throws {
         let receiver = try LoopbackSocket(ipv6: true)
         let transport = try UDPTransport(remote: receiver.endpoint)
