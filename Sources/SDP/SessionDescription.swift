@@ -25,8 +25,19 @@ public struct SessionDescription: Sendable, Hashable {
         lines().map { $0 + "\r\n" }.joined()
     }
 
-    /// The lines in RFC 8866 section 5 order, without line endings.
+    /// The lines in RFC 8866 section 5 order, without line endings. A CR or LF inside a value
+    /// (which RFC 8866 section 5 forbids) becomes a space, so no value can start a line of its own.
     public func lines() -> [String] {
+        unsanitizedLines().map(Self.singleLine)
+    }
+
+    private static func singleLine(_ line: String) -> String {
+        let isBreak: (Unicode.Scalar) -> Bool = { $0 == "\r" || $0 == "\n" }
+        guard line.unicodeScalars.contains(where: isBreak) else { return line }
+        return String(String.UnicodeScalarView(line.unicodeScalars.map { isBreak($0) ? " " : $0 }))
+    }
+
+    private func unsanitizedLines() -> [String] {
         var lines = [
             "v=0",
             "o=\(origin.username) \(origin.sessionID) \(origin.sessionVersion) IN \(origin.address.sdpText)",

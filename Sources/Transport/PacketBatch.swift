@@ -23,7 +23,8 @@ public final class PacketBatch {
     private var lengths: [Int] = []
 
     /// - Parameters:
-    ///   - packetCapacity: the largest packet a producer writes, such as the RTP MTU (1200).
+    ///   - packetCapacity: the largest packet a producer writes. With SRTP, keep the protected
+    ///     packet within the MTU by writing at most MTU − `SRTPSuite.rtpAuthenticationTagLength`.
     ///   - tailroom: bytes kept free after each packet; `SRTPSession.maximumTrailerLength` for SRTP.
     ///   - reservedPackets: slots allocated up front.
     public init(packetCapacity: Int, tailroom: Int = 0, reservedPackets: Int = 64) {

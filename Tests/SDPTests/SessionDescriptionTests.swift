@@ -108,6 +108,15 @@ struct SessionDescriptionGoldenTests {
         #expect(sdp.lines()[2] == "s=-")
     }
 
+    @Test func lineBreaksInsideValuesCannotAddLines() {
+        var sdp = session(.ipv4("127.0.0.1"), video: VideoMedia(
+            port: 5004, source: SourceDescription(ssrc: 9, cname: "cam\r\na=recvonly")))
+        sdp.sessionName = "two\nlines"
+        #expect(sdp.lines()[2] == "s=two lines")
+        #expect(sdp.lines().contains("a=ssrc:9 cname:cam  a=recvonly"))
+        #expect(sdp.serialized().components(separatedBy: "\r\n").count == sdp.lines().count + 1)
+    }
+
     @Test func keyIsRedactedEverywhereButTheText() {
         let sdp = session(.ipv4("127.0.0.1"), video: VideoMedia(
             port: 5006, crypto: CryptoAttribute(suite: "AES_CM_128_HMAC_SHA1_80", key: testKey)))
@@ -122,8 +131,8 @@ struct SessionDescriptionGoldenTests {
 
 @Suite("SDP read by ffmpeg")
 struct SessionDescriptionFFmpegTests {
-    /// ffmpeg opens the SRTP SDP, sets up its SRTP context from `a=crypto` and waits for packets.
-    /// The wait is cut short by `-analyzeduration` and a process timeout.
+    /// ffmpeg opens the SRTP SDP, sets up its SRTP context from `a=crypto` (a bad one fails with
+    /// "Incorrect amount of SRTP params") and lists the VP8 stream.
     @Test func ffmpegParsesTheSRTPDescription() throws {
         guard let ffmpeg = executable(named: "ffmpeg") else {
             print("SKIPPED ffmpegParsesTheSRTPDescription: ffmpeg is not on PATH")
@@ -141,20 +150,24 @@ struct SessionDescriptionFFmpegTests {
         try sdp.serialized().write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
 
+        // With no packets, -listen_timeout makes ffmpeg list the stream and exit after 1 s.
+        // Test processes inherit a blocked SIGTERM, so a stuck ffmpeg gets SIGKILL.
+        let logFile = file.appendingPathExtension("log")
+        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: logFile) }
         let process = Process()
         process.executableURL = ffmpeg
-        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "verbose",
-                             "-protocol_whitelist", "file,udp,rtp,srtp", "-analyzeduration", "500000",
+        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "verbose", "-listen_timeout", "1",
+                             "-protocol_whitelist", "file,udp,rtp,srtp",
                              "-f", "sdp", "-i", file.path, "-frames:v", "1", "-f", "null", "-"]
-        let errors = Pipe()
-        process.standardError = errors
+        process.standardError = try FileHandle(forWritingTo: logFile)
         process.standardOutput = FileHandle.nullDevice
         try process.run()
-        let deadline = Date().addingTimeInterval(4)
+        let deadline = Date().addingTimeInterval(10)
         while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { process.terminate() }
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
-        let log = String(decoding: errors.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let log = try String(contentsOf: logFile, encoding: .utf8)
 
         #expect(log.contains("Stream #0:0"), "ffmpeg did not open the stream:\n\(log)")
         #expect(log.contains("Video: vp8"), "ffmpeg did not map VP8:\n\(log)")

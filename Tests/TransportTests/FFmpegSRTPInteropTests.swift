@@ -29,7 +29,7 @@ struct FFmpegSRTPInteropTests {
 
         let receiver = Process()
         receiver.executableURL = ffmpeg
-        receiver.arguments = ["-hide_banner", "-nostdin", "-loglevel", "info",
+        receiver.arguments = ["-hide_banner", "-nostdin", "-loglevel", "info", "-listen_timeout", "5",
                               "-protocol_whitelist", "file,udp,rtp,srtp", "-i", sdpFile.path,
                               "-frames:v", "\(framesWanted)", "-f", "framecrc", "-"]
         let receiverOut = Pipe()
@@ -37,7 +37,7 @@ struct FFmpegSRTPInteropTests {
         receiver.standardOutput = receiverOut
         receiver.standardError = receiverErr
         try receiver.run()
-        defer { if receiver.isRunning { receiver.terminate() } }
+        defer { stop(receiver) }
 
         let sender = Process()
         sender.executableURL = ffmpeg
@@ -49,7 +49,7 @@ struct FFmpegSRTPInteropTests {
         sender.standardOutput = FileHandle.nullDevice
         sender.standardError = FileHandle.nullDevice
         try sender.run()
-        defer { if sender.isRunning { sender.terminate() } }
+        defer { stop(sender) }
 
         let session = try SRTPSession(key: key, direction: .outbound)
         let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:\(receiverPort)"))
@@ -62,8 +62,7 @@ struct FFmpegSRTPInteropTests {
             try session.protectRTP(in: batch)
             transport.send(batch)
         }
-        if receiver.isRunning { receiver.terminate() }
-        receiver.waitUntilExit()
+        stop(receiver)
         let crcLines = String(decoding: receiverOut.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(separator: "\n").filter { !$0.hasPrefix("#") }
         let log = String(decoding: receiverErr.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
@@ -72,6 +71,12 @@ struct FFmpegSRTPInteropTests {
         #expect(crcLines.count == framesWanted, "decoded \(crcLines.count) frames; ffmpeg said:\n\(log)")
         #expect(!log.contains("HMAC mismatch"), "ffmpeg rejected our SRTP:\n\(log)")
         #expect(log.contains("Video: vp8"))
+    }
+
+    /// Test processes inherit a blocked SIGTERM, so a process still running is killed outright.
+    private func stop(_ process: Process) {
+        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
     }
 
     private func executable(named name: String) -> URL? {
