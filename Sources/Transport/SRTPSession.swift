@@ -35,6 +35,7 @@ public final class SRTPSession {
     /// - Parameter replayWindow: packets the inbound replay list remembers (RFC 3711 section 3.3.2);
     ///   libsrtp2 accepts 64…32768.
     public init(key: SRTPMasterKey, direction: Direction, replayWindow: Int = 1024) throws(SRTPError) {
+        precondition((64...32_768).contains(replayWindow), "replay window \(replayWindow) outside 64…32768")
         guard libraryInitStatus == srtp_err_status_ok.rawValue else {
             throw SRTPError("srtp_init", code: libraryInitStatus)
         }
