@@ -19,12 +19,8 @@ public struct SRTPError: Error, Sendable, Hashable, CustomStringConvertible {
         self.init(operation, code: status.rawValue, detail: detail)
     }
 
-    public static let authenticationFailureCode = srtp_err_status_auth_fail.rawValue
-    public static let replayCodes: Set<UInt32> = [srtp_err_status_replay_fail.rawValue,
-                                                 srtp_err_status_replay_old.rawValue]
-
     /// True for a packet that failed its integrity check (wrong key, tampering, corruption).
-    public var isAuthenticationFailure: Bool { code == Self.authenticationFailureCode }
+    public var isAuthenticationFailure: Bool { code == srtp_err_status_auth_fail.rawValue }
 
     public var description: String {
         let (name, text) = Self.names[Int(code), default: ("srtp_err_status_\(code)", "unknown status")]
