@@ -1,0 +1,291 @@
+import CSRTP
+import Glibc
+import Logging
+
+/// What a `UDPTransport` has sent, received and dropped. Dropped packets are counted, not thrown.
+public struct UDPTransportStatistics: Sendable, Hashable {
+    public var packetsSent: UInt64 = 0
+    public var bytesSent: UInt64 = 0
+    /// `sendmmsg` calls that sent at least one packet.
+    public var sendCalls: UInt64 = 0
+    /// Packets given to `send` that did not leave, for one of the reasons below.
+    public var packetsDropped: UInt64 = 0
+    /// ECONNREFUSED: an ICMP port unreachable came back, so nobody listened at the destination
+    /// when an earlier packet arrived (RFC 1122 section 4.1.3.3). Sending goes on.
+    public var connectionRefused: UInt64 = 0
+    /// EAGAIN: the socket send buffer stayed full beyond the stall budget.
+    public var wouldBlock: UInt64 = 0
+    /// ENOBUFS: the kernel or the interface queue had no room.
+    public var noBufferSpace: UInt64 = 0
+    /// EMSGSIZE: a packet larger than the path allows; only that packet is dropped.
+    public var messageTooLong: UInt64 = 0
+    /// Any other send error (for example ENETUNREACH); the rest of that batch is dropped.
+    public var otherErrors: UInt64 = 0
+    /// The errno of the latest `otherErrors` entry, 0 if none.
+    public var lastOtherErrno: Int32 = 0
+    public var packetsReceived: UInt64 = 0
+    public var bytesReceived: UInt64 = 0
+    /// Received datagrams longer than the caller's buffer, delivered cut short.
+    public var packetsTruncated: UInt64 = 0
+
+    public init() {}
+}
+
+/// A connected UDP socket (IPv4 or IPv6) that sends a ``PacketBatch`` with one `sendmmsg` call and
+/// receives RTCP without blocking.
+///
+/// Connecting (POSIX `connect` on a datagram socket) fixes the destination, so the kernel skips
+/// a route lookup per packet, filters inbound datagrams to the peer and reports ICMP errors such as
+/// port unreachable as ECONNREFUSED. That last report is expected while a receiver starts up and
+/// is counted, never fatal.
+///
+/// The message and I/O vector arrays are allocated once and reused; they grow only for a batch
+/// bigger than any before it. The socket is nonblocking: a full send buffer stalls the caller at
+/// most `sendStallMilliseconds` before the rest of the batch is dropped and counted.
+///
+/// Owned by one thread (the send thread); not `Sendable`.
+public final class UDPTransport {
+    public let remote: Endpoint
+    /// The bound local address and port.
+    public let local: Endpoint
+    /// The send buffer the kernel granted, in bytes (Linux reports twice the requested value).
+    public let sendBufferBytes: Int
+    /// The longest a send waits for room in a full socket buffer before dropping.
+    public let sendStallMilliseconds: Int32
+    public private(set) var statistics = UDPTransportStatistics()
+
+    private let fd: Int32
+    private let logger: Logger
+    private var messages: UnsafeMutablePointer<camrtp_mmsghdr>
+    private var vectors: UnsafeMutablePointer<iovec>
+    private var vectorCapacity: Int
+
+    /// Opens a socket bound to `localPort` (0 for any) on the wildcard address of `remote`'s
+    /// family and connects it to `remote`.
+    /// - Parameter sendBufferBytes: requested SO_SNDBUF; best effort (a keyframe burst at
+    ///   1.5 Mbit/s is tens of packets, which the Linux default of ~208 KiB already holds, but a
+    ///   pacer falling behind should not drop).
+    public init(
+        remote: Endpoint,
+        localPort: UInt16 = 0,
+        sendBufferBytes: Int = 2 << 20,
+        sendStallMilliseconds: Int32 = 20,
+        reservedPackets: Int = 64,
+        logger: Logger = Logger(label: "camrtp.transport")
+    ) throws(SocketError) {
+        let domain = remote.family == .ipv4 ? AF_INET : AF_INET6
+        let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
+        let fd = socket(domain, type, 0)
+        guard fd >= 0 else { throw .fromErrno("socket for \(remote)") }
+        func fail(_ operation: String) -> SocketError {
+            let error = SocketError.fromErrno(operation)
+            close(fd)
+            return error
+        }
+
+        Self.setSendBuffer(fd: fd, bytes: sendBufferBytes)
+        let wildcard = Endpoint(family: remote.family,
+                                addressBytes: [UInt8](repeating: 0, count: remote.family == .ipv4 ? 4 : 16),
+                                port: localPort)
+        guard wildcard.withSocketAddress({ bind(fd, $0, $1) }) == 0 else {
+            throw fail("bind to \(wildcard)")
+        }
+        guard retryingOnInterrupt({ remote.withSocketAddress { connect(fd, $0, $1) } }) == 0 else {
+            throw fail("connect to \(remote)")
+        }
+        var storage = sockaddr_storage()
+        var storageLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let named = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &storageLength) }
+        }
+        guard named == 0, let local = Endpoint(socketAddress: storage) else {
+            throw fail("getsockname")
+        }
+
+        self.fd = fd
+        self.remote = remote
+        self.local = local
+        self.sendBufferBytes = Self.socketOption(fd: fd, SO_SNDBUF)
+        self.sendStallMilliseconds = sendStallMilliseconds
+        self.logger = logger
+        self.vectorCapacity = Swift.max(1, reservedPackets)
+        self.messages = .allocate(capacity: vectorCapacity)
+        self.vectors = .allocate(capacity: vectorCapacity)
+        if self.sendBufferBytes < sendBufferBytes {
+            logger.info("UDP send buffer smaller than requested",
+                        metadata: ["requested": "\(sendBufferBytes)", "granted": "\(self.sendBufferBytes)"])
+        }
+        logger.debug("UDP transport open", metadata: ["local": "\(local)", "remote": "\(remote)"])
+    }
+
+    deinit {
+        close(fd)
+        messages.deallocate()
+        vectors.deallocate()
+    }
+
+    /// Message slots allocated so far; grows only for a batch bigger than any before it.
+    public var reservedPackets: Int { vectorCapacity }
+
+    /// Opens the companion RTCP transport: to `remote.defaultRTCPEndpoint` (RTP port + 1, RFC 3550
+    /// section 11) unless `rtcpRemote` says otherwise (RFC 3605 `a=rtcp:`).
+    public func makeRTCPTransport(rtcpRemote: Endpoint? = nil, localPort: UInt16 = 0) throws(SocketError) -> UDPTransport {
+        guard let destination = rtcpRemote ?? remote.defaultRTCPEndpoint else {
+            throw SocketError("choosing the RTCP port (RTP port + 1) for \(remote)", code: EINVAL)
+        }
+        return try UDPTransport(remote: destination, localPort: localPort,
+                                sendBufferBytes: Swift.min(sendBufferBytes, 256 << 10),
+                                sendStallMilliseconds: sendStallMilliseconds, reservedPackets: 4, logger: logger)
+    }
+
+    /// Sends every packet of `batch` in order with as few `sendmmsg` calls as the kernel allows
+    /// (one, normally). Returns how many packets left; the others are counted in `statistics`.
+    @discardableResult
+    public func send(_ batch: PacketBatch) -> Int {
+        let count = batch.count
+        guard count > 0 else { return 0 }
+        reserve(count)
+        for index in 0..<count {
+            let packet = batch[index]
+            vectors[index] = iovec(iov_base: UnsafeMutableRawPointer(mutating: packet.baseAddress),
+                                   iov_len: packet.count)
+        }
+        return sendPrepared(count)
+    }
+
+    /// Sends one datagram, such as an RTCP compound packet. Returns whether it left.
+    @discardableResult
+    public func send(_ packet: UnsafeRawBufferPointer) -> Bool {
+        vectors[0] = iovec(iov_base: UnsafeMutableRawPointer(mutating: packet.baseAddress), iov_len: packet.count)
+        return sendPrepared(1) == 1
+    }
+
+    /// Receives one datagram into `buffer` without blocking. Returns its length, or `nil` when
+    /// none is waiting. A pending ICMP error is counted and skipped.
+    public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int? {
+        while true {
+            let received = retryingOnInterrupt {
+                recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC))
+            }
+            if received >= 0 {
+                statistics.packetsReceived += 1
+                statistics.bytesReceived += UInt64(received)
+                if received > buffer.count { statistics.packetsTruncated += 1 }
+                return Swift.min(received, buffer.count)
+            }
+            switch errno {
+            case EAGAIN, EWOULDBLOCK:
+                return nil
+            case ECONNREFUSED:
+                statistics.connectionRefused += 1
+            default:
+                throw .fromErrno("recv from \(remote)")
+            }
+        }
+    }
+
+    /// Waits up to `timeoutMilliseconds` (-1: forever) for a datagram. Returns whether one is ready.
+    public func waitUntilReadable(timeoutMilliseconds: Int32) throws(SocketError) -> Bool {
+        try poll(events: Int16(POLLIN), timeoutMilliseconds: timeoutMilliseconds)
+    }
+
+    // MARK: - Sending
+
+    /// Sends `vectors[0..<count]`. EINTR restarts; ECONNREFUSED (a stale ICMP report that the
+    /// kernel clears on delivery and that stopped only the current packet) retries that packet
+    /// once; a full buffer waits once, then drops the rest of the batch.
+    private func sendPrepared(_ count: Int) -> Int {
+        for index in 0..<count {
+            messages[index] = camrtp_mmsghdr(
+                msg_hdr: msghdr(msg_name: nil, msg_namelen: 0, msg_iov: vectors + index, msg_iovlen: 1,
+                                msg_control: nil, msg_controllen: 0, msg_flags: 0),
+                msg_len: 0)
+        }
+        // A nested function capturing these counters would box them on the heap, so the loop
+        // keeps them as plain locals.
+        var next = 0
+        var dropped = 0
+        var retriedRefusal = false
+        var waitedForRoom = false
+        while next < count {
+            let sent = Int(retryingOnInterrupt { camrtp_sendmmsg(fd, messages + next, UInt32(count - next), 0) })
+            if sent > 0 {
+                statistics.sendCalls += 1
+                statistics.packetsSent += UInt64(sent)
+                for index in next..<(next + sent) { statistics.bytesSent += UInt64(messages[index].msg_len) }
+                next += sent
+                retriedRefusal = false
+                waitedForRoom = false
+                continue
+            }
+            let code = errno
+            var dropUpTo = next
+            switch code {
+            case ECONNREFUSED:
+                statistics.connectionRefused += 1
+                if statistics.connectionRefused == 1 {
+                    logger.info("receiver not listening yet (ICMP port unreachable); still sending",
+                                metadata: ["remote": "\(remote)"])
+                }
+                if retriedRefusal { dropUpTo = next + 1 }
+                retriedRefusal.toggle()
+            case EAGAIN, EWOULDBLOCK, ENOBUFS:
+                if !waitedForRoom, (try? poll(events: Int16(POLLOUT), timeoutMilliseconds: sendStallMilliseconds)) == true {
+                    waitedForRoom = true
+                    continue
+                }
+                if code == ENOBUFS { statistics.noBufferSpace += 1 } else { statistics.wouldBlock += 1 }
+                dropUpTo = count
+            case EMSGSIZE:
+                statistics.messageTooLong += 1
+                dropUpTo = next + 1
+            default:
+                statistics.otherErrors += 1
+                statistics.lastOtherErrno = code
+                if statistics.otherErrors == 1 {
+                    logger.info("UDP send failed; dropping and going on",
+                                metadata: ["error": "\(SocketError("sendmmsg to \(remote)", code: code))"])
+                }
+                dropUpTo = count
+            }
+            dropped += dropUpTo - next
+            next = dropUpTo
+        }
+        statistics.packetsDropped += UInt64(dropped)
+        return count - dropped
+    }
+
+    private func reserve(_ count: Int) {
+        guard count > vectorCapacity else { return }
+        messages.deallocate()
+        vectors.deallocate()
+        messages = .allocate(capacity: count)
+        vectors = .allocate(capacity: count)
+        vectorCapacity = count
+    }
+
+    private func poll(events: Int16, timeoutMilliseconds: Int32) throws(SocketError) -> Bool {
+        var descriptor = pollfd(fd: fd, events: events, revents: 0)
+        let ready = retryingOnInterrupt { Glibc.poll(&descriptor, 1, timeoutMilliseconds) }
+        guard ready >= 0 else { throw .fromErrno("poll") }
+        return ready > 0
+    }
+
+    // MARK: - Socket options
+
+    /// Asks for `bytes` of send buffer: SO_SNDBUFFORCE passes the system cap (`net.core.wmem_max`)
+    /// when privileged; otherwise SO_SNDBUF gets what the cap allows.
+    private static func setSendBuffer(fd: Int32, bytes: Int) {
+        var value = Int32(clamping: bytes)
+        let size = socklen_t(MemoryLayout<Int32>.size)
+        if setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &value, size) != 0 {
+            _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &value, size)
+        }
+    }
+
+    private static func socketOption(fd: Int32, _ option: Int32) -> Int {
+        var value: Int32 = 0
+        var size = socklen_t(MemoryLayout<Int32>.size)
+        return getsockopt(fd, SOL_SOCKET, option, &value, &size) == 0 ? Int(value) : 0
+    }
+}
