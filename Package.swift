@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
-        .target(name: "Transport", dependencies: ["CSRTP", logging]),
+        .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", logging,
@@ -47,7 +47,7 @@ let package = Package(
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),
-        .testTarget(name: "TransportTests", dependencies: ["Transport"]),
+        .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),

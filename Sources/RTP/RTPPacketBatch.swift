@@ -1,47 +1,92 @@
-/// Reusable storage for the RTP packets of one frame: `slotCount` fixed-capacity slots in one
-/// allocation, with each packet's length.
+/// Reusable packet slots: the hand-over from the RTP packetizer to SRTP and the UDP transport.
 ///
-/// The storage only grows, when a frame needs more slots than any frame before it, so a
-/// steady stream of frames is packetized without touching the heap. Slots are `slotCapacity`
-/// bytes, the payloader's whole `mtu`, so an SRTP tag can be appended to a packet in place.
+/// Contract:
+/// - Each slot is one allocation of `slotCapacity + tailroom` bytes that lives as long as the
+///   batch and never moves. Slots are added only when a batch holds more packets than ever
+///   before, so a steady stream is packetized, protected and sent without touching the heap.
+/// - A producer writes a packet from offset 0 into at most `slotCapacity` bytes (the
+///   payloader's whole `mtu`). The `tailroom` after it is kept for trailers added in place: the
+///   SRTP authentication tag and MKI (RFC 3711 §3.1).
+/// - `removeAll()` empties the batch for the next frame and keeps every slot.
 ///
-/// Not thread-safe: one batch belongs to the thread that packetizes and sends.
+/// Not thread-safe: a batch belongs to the thread that packetizes and sends, like the socket and
+/// the SRTP context.
 public final class RTPPacketBatch {
+    /// Bytes a producer may write per packet.
     public let slotCapacity: Int
-    public private(set) var slotCount: Int
-    /// The number of packets the last `packetize` call wrote.
+    /// Bytes kept free after each packet for in-place trailers.
+    public let tailroom: Int
+    /// Packets in the batch.
     public private(set) var count = 0
-    /// How many times the storage has grown; stays put in a steady state.
+    /// How many times the slots have grown; stays put in a steady state.
     public private(set) var growthCount = 0
 
-    private var storage: UnsafeMutableRawPointer
-    private var lengths: [Int]
+    private var slots: [UnsafeMutableRawPointer] = []
+    private var lengths: [Int] = []
     /// Offset of the abs-send-time data in each packet, or -1 when the packet carries none.
-    private var absoluteSendTimeOffsets: [Int]
+    private var absoluteSendTimeOffsets: [Int] = []
 
-    public init(slotCapacity: Int, initialSlotCount: Int = 8) {
-        precondition(slotCapacity > 0 && initialSlotCount > 0, "a batch needs at least one non-empty slot")
+    public init(slotCapacity: Int, tailroom: Int = 0, initialSlotCount: Int = 8) {
+        precondition(slotCapacity > 0 && tailroom >= 0 && initialSlotCount > 0, "a batch needs at least one non-empty slot")
         self.slotCapacity = slotCapacity
-        self.slotCount = initialSlotCount
-        storage = .allocate(byteCount: slotCapacity * initialSlotCount, alignment: 16)
-        lengths = Array(repeating: 0, count: initialSlotCount)
-        absoluteSendTimeOffsets = Array(repeating: -1, count: initialSlotCount)
+        self.tailroom = tailroom
+        addSlots(upTo: initialSlotCount)
     }
 
     deinit {
-        storage.deallocate()
+        for slot in slots { slot.deallocate() }
     }
 
-    /// The bytes of packet `index` (0..<count); the pointer is valid only inside `body`.
-    public func withPacket<R, E: Error>(at index: Int, _ body: (UnsafeRawBufferPointer) throws(E) -> R) throws(E) -> R {
-        try body(UnsafeRawBufferPointer(packet(at: index)))
+    /// Slots allocated so far.
+    public var slotCount: Int { slots.count }
+
+    public var isEmpty: Bool { count == 0 }
+
+    /// Empties the batch and keeps its storage.
+    public func removeAll() {
+        count = 0
     }
 
-    /// The bytes of packet `index` for in-place changes such as stamping abs-send-time.
-    public func withMutablePacket<R, E: Error>(
-        at index: Int, _ body: (UnsafeMutableRawBufferPointer) throws(E) -> R
-    ) throws(E) -> R {
-        try body(packet(at: index))
+    /// Appends one packet: `write` fills the start of the `slotCapacity` bytes it gets and returns
+    /// the packet's length. If `write` throws, the batch is unchanged.
+    public func append<E: Error>(_ write: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) {
+        let length = try write(nextSlot())
+        precondition(length >= 0 && length <= slotCapacity, "packet length \(length) outside 0...\(slotCapacity)")
+        append(length: length, absoluteSendTimeOffset: nil)
+    }
+
+    /// Appends a copy of `bytes`, at most `slotCapacity` of them (an RTCP packet, say).
+    public func append(copying bytes: UnsafeRawBufferPointer) {
+        append { (slot: UnsafeMutableRawBufferPointer) -> Int in
+            precondition(bytes.count <= slot.count, "packet of \(bytes.count) bytes exceeds the \(slot.count)-byte slot")
+            slot.copyMemory(from: bytes)
+            return bytes.count
+        }
+    }
+
+    /// The bytes of packet `index` (0..<count).
+    public subscript(index: Int) -> UnsafeRawBufferPointer {
+        precondition(index >= 0 && index < count, "packet index \(index) outside 0..<\(count)")
+        return UnsafeRawBufferPointer(start: slots[index], count: lengths[index])
+    }
+
+    /// The length of packet `index`.
+    public func length(at index: Int) -> Int {
+        self[index].count
+    }
+
+    /// The whole slot of packet `index`, tail room included, for in-place transforms such as SRTP
+    /// protection; record the new length with `setLength(_:at:)`.
+    public func slot(at index: Int) -> UnsafeMutableRawBufferPointer {
+        precondition(index >= 0 && index < count, "packet index \(index) outside 0..<\(count)")
+        return UnsafeMutableRawBufferPointer(start: slots[index], count: slotCapacity + tailroom)
+    }
+
+    /// Sets the length of packet `index` after an in-place transform.
+    public func setLength(_ length: Int, at index: Int) {
+        precondition(index >= 0 && index < count, "packet index \(index) outside 0..<\(count)")
+        precondition(length >= 0 && length <= slotCapacity + tailroom, "length \(length) exceeds the slot")
+        lengths[index] = length
     }
 
     /// Where the 3 abs-send-time data bytes of packet `index` start, if it carries them.
@@ -54,26 +99,19 @@ public final class RTPPacketBatch {
     /// Patches abs-send-time into packet `index` just before it is sent; no-op without the extension.
     public func stampAbsoluteSendTime(_ time: AbsoluteSendTime, at index: Int) {
         guard let offset = absoluteSendTimeOffset(at: index) else { return }
-        time.patch(packet(at: index), atByteOffset: offset)
+        time.patch(UnsafeMutableRawBufferPointer(start: slots[index], count: lengths[index]), atByteOffset: offset)
     }
 
     /// Empties the batch and makes room for `packetCount` packets.
     func reset(packetCount: Int) {
         count = 0
-        guard packetCount > slotCount else { return }
-        let newSlotCount = max(packetCount, 2 * slotCount)
-        storage.deallocate()
-        storage = .allocate(byteCount: slotCapacity * newSlotCount, alignment: 16)
-        lengths.append(contentsOf: repeatElement(0, count: newSlotCount - slotCount))
-        absoluteSendTimeOffsets.append(contentsOf: repeatElement(-1, count: newSlotCount - slotCount))
-        slotCount = newSlotCount
-        growthCount += 1
+        if packetCount > slots.count { addSlots(upTo: max(packetCount, 2 * slots.count)) }
     }
 
-    /// The whole slot the next packet is written into.
+    /// The slot the next packet is written into (`slotCapacity` bytes).
     func nextSlot() -> UnsafeMutableRawBufferPointer {
-        precondition(count < slotCount, "batch was reset for fewer packets")
-        return UnsafeMutableRawBufferPointer(start: storage + count * slotCapacity, count: slotCapacity)
+        ensureSlot()
+        return UnsafeMutableRawBufferPointer(start: slots[count], count: slotCapacity)
     }
 
     /// Commits the packet written into `nextSlot()`.
@@ -83,8 +121,19 @@ public final class RTPPacketBatch {
         count += 1
     }
 
-    private func packet(at index: Int) -> UnsafeMutableRawBufferPointer {
-        precondition(index >= 0 && index < count, "packet index \(index) outside 0..<\(count)")
-        return UnsafeMutableRawBufferPointer(start: storage + index * slotCapacity, count: lengths[index])
+    private func ensureSlot() {
+        if count == slots.count { addSlots(upTo: 2 * slots.count) }
+    }
+
+    private func addSlots(upTo newCount: Int) {
+        if !slots.isEmpty { growthCount += 1 }
+        slots.reserveCapacity(newCount)
+        lengths.reserveCapacity(newCount)
+        absoluteSendTimeOffsets.reserveCapacity(newCount)
+        while slots.count < newCount {
+            slots.append(.allocate(byteCount: slotCapacity + tailroom, alignment: 16))
+            lengths.append(0)
+            absoluteSendTimeOffsets.append(-1)
+        }
     }
 }

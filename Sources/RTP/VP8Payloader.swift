@@ -82,9 +82,10 @@ public struct VP8Payloader: Sendable {
         try Layout(configuration).minimumMTU
     }
 
-    /// A batch whose slots fit this payloader's packets.
-    public func makeBatch(initialSlotCount: Int = 8) -> RTPPacketBatch {
-        RTPPacketBatch(slotCapacity: configuration.mtu, initialSlotCount: initialSlotCount)
+    /// A batch whose slots fit this payloader's packets, with `tailroom` bytes after each for an
+    /// SRTP trailer written in place.
+    public func makeBatch(tailroom: Int = 0, initialSlotCount: Int = 8) -> RTPPacketBatch {
+        RTPPacketBatch(slotCapacity: configuration.mtu, tailroom: tailroom, initialSlotCount: initialSlotCount)
     }
 
     /// Packetizes `frame` into `batch`, replacing its previous contents.

@@ -1,4 +1,5 @@
 import CSRTP
+import RTP
 
 /// `srtp_init` runs once per process; Swift initializes globals exactly once, thread-safely.
 private let libraryInitStatus: UInt32 = srtp_init().rawValue
@@ -19,7 +20,7 @@ public final class SRTPSession {
         case inbound
     }
 
-    /// Tail room that covers any suite with any MKI: what a `PacketBatch` reserves when the suite
+    /// Tail room that covers any suite with any MKI: what a `RTPPacketBatch` reserves when the suite
     /// is not known in advance.
     public static let maximumTrailerLength = Int(CAMRTP_SRTP_MAX_TRAILER_LEN)
 
@@ -100,7 +101,7 @@ public final class SRTPSession {
 
     /// Protects every RTP packet of `batch` in its slot. The batch's `tailroom` must be at least
     /// `rtpTrailerLength`. Stops at the first failure; earlier packets stay protected.
-    public func protectRTP(in batch: PacketBatch) throws(SRTPError) {
+    public func protectRTP(in batch: RTPPacketBatch) throws(SRTPError) {
         for index in 0..<batch.count {
             let protectedLength = try protectRTP(batch.slot(at: index), length: batch.length(at: index))
             batch.setLength(protectedLength, at: index)

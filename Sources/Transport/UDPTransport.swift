@@ -1,4 +1,5 @@
 import CSRTP
+import RTP
 import Glibc
 import Logging
 
@@ -31,7 +32,7 @@ public struct UDPTransportStatistics: Sendable, Hashable {
     public init() {}
 }
 
-/// A connected UDP socket (IPv4 or IPv6) that sends a ``PacketBatch`` with one `sendmmsg` call and
+/// A connected UDP socket (IPv4 or IPv6) that sends a ``RTPPacketBatch`` with one `sendmmsg` call and
 /// receives RTCP without blocking.
 ///
 /// Connecting (POSIX `connect` on a datagram socket) fixes the destination, so the kernel skips
@@ -141,7 +142,7 @@ public final class UDPTransport {
     /// Sends every packet of `batch` in order with as few `sendmmsg` calls as the kernel allows
     /// (one, normally). Returns how many packets left; the others are counted in `statistics`.
     @discardableResult
-    public func send(_ batch: PacketBatch) -> Int {
+    public func send(_ batch: RTPPacketBatch) -> Int {
         let count = batch.count
         guard count > 0 else { return 0 }
         reserve(count)

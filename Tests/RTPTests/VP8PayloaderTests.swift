@@ -4,7 +4,7 @@ import Testing
 
 /// Packets of a batch, copied out for inspection.
 func packets(of batch: RTPPacketBatch) -> [[UInt8]] {
-    (0..<batch.count).map { index in batch.withPacket(at: index) { Array($0) } }
+    (0..<batch.count).map { Array(batch[$0]) }
 }
 
 @Suite struct VP8PayloaderVectorTests {

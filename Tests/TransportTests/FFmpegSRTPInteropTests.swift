@@ -1,9 +1,10 @@
 import Foundation
+import RTP
 import Testing
 import Transport
 
 /// ffmpeg encodes VP8 over plain RTP to a relay socket; the relay protects each packet with
-/// `SRTPSession` in a `PacketBatch` and sends it with `UDPTransport` to a second ffmpeg that
+/// `SRTPSession` in a `RTPPacketBatch` and sends it with `UDPTransport` to a second ffmpeg that
 /// decrypts and decodes from an SDP alone. Every wait is bounded.
 @Suite("SRTP decoded by ffmpeg", .serialized)
 struct FFmpegSRTPInteropTests {
@@ -53,7 +54,7 @@ struct FFmpegSRTPInteropTests {
 
         let session = try SRTPSession(key: key, direction: .outbound)
         let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:\(receiverPort)"))
-        let batch = PacketBatch(packetCapacity: 1500, tailroom: session.rtpTrailerLength)
+        let batch = RTPPacketBatch(slotCapacity: 1500, tailroom: session.rtpTrailerLength)
         let deadline = Date().addingTimeInterval(15)
         while receiver.isRunning && Date() < deadline {
             guard relayIn.waitUntilReadable(timeoutMilliseconds: 100) else { continue }

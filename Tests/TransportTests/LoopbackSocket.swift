@@ -1,4 +1,5 @@
 import Glibc
+import RTP
 import Transport
 
 /// A plain bound UDP socket on loopback that plays the remote peer in tests.
@@ -76,7 +77,7 @@ extension LoopbackSocket {
     struct NothingWaiting: Error {}
 
     /// Receives one datagram into `slot` without blocking, or throws `NothingWaiting`; shaped for
-    /// `PacketBatch.append`, which then leaves the batch unchanged.
+    /// `RTPPacketBatch.append`, which then leaves the batch unchanged.
     func receive(into slot: UnsafeMutableRawBufferPointer) throws(NothingWaiting) -> Int {
         let count = recv(fd, slot.baseAddress, slot.count, Int32(MSG_DONTWAIT))
         guard count >= 0 else { throw NothingWaiting() }

@@ -1,4 +1,5 @@
 import Testing
+import RTP
 import Transport
 
 /// RFC 3711 Appendix B.3 master key ‖ master salt.
@@ -153,7 +154,7 @@ struct SRTPTests {
         let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
         let sender = try SRTPSession(key: key, direction: .outbound)
         let receiver = try SRTPSession(key: key, direction: .inbound)
-        let batch = PacketBatch(packetCapacity: 1200, tailroom: SRTPSession.maximumTrailerLength)
+        let batch = RTPPacketBatch(slotCapacity: 1200, tailroom: SRTPSession.maximumTrailerLength)
         let packets = (1...10).map { rtpPacket(sequence: UInt16($0), payloadLength: 1188) }
         for packet in packets { packet.withUnsafeBytes { batch.append(copying: $0) } }
 
@@ -167,7 +168,7 @@ struct SRTPTests {
 
     @Test func tooLittleTailRoomIsAnError() throws {
         let sender = try SRTPSession(key: SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80), direction: .outbound)
-        let batch = PacketBatch(packetCapacity: 100, tailroom: 4)
+        let batch = RTPPacketBatch(slotCapacity: 100, tailroom: 4)
         rtpPacket(sequence: 1, payloadLength: 88).withUnsafeBytes { batch.append(copying: $0) }
         #expect {
             try sender.protectRTP(in: batch)

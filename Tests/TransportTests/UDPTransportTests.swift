@@ -1,4 +1,5 @@
 import Glibc
+import RTP
 import Testing
 import Transport
 
@@ -7,7 +8,7 @@ private func testPacket(_ index: Int) -> [UInt8] {
     (0..<(100 + index * 7)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ index) }
 }
 
-private func fill(_ batch: PacketBatch, count: Int) {
+private func fill(_ batch: RTPPacketBatch, count: Int) {
     batch.removeAll()
     for index in 0..<count {
         testPacket(index).withUnsafeBytes { batch.append(copying: $0) }
@@ -21,7 +22,7 @@ struct UDPTransportTests {
         let receiver = try LoopbackSocket(ipv6: ipv6)
         let transport = try UDPTransport(remote: receiver.endpoint)
         #expect(transport.local.family == (ipv6 ? .ipv6 : .ipv4))
-        let batch = PacketBatch(packetCapacity: 1200)
+        let batch = RTPPacketBatch(slotCapacity: 1200)
         fill(batch, count: 40)
 
         #expect(transport.send(batch) == 40)
@@ -38,7 +39,7 @@ struct UDPTransportTests {
     @Test func batchLargerThanOneCallIsFinished() throws {
         let receiver = try LoopbackSocket(ipv6: false)
         let transport = try UDPTransport(remote: receiver.endpoint)
-        let batch = PacketBatch(packetCapacity: 16)
+        let batch = RTPPacketBatch(slotCapacity: 16)
         for index in 0..<1_500 {
             withUnsafeBytes(of: UInt32(index).bigEndian) { batch.append(copying: $0) }
         }
@@ -57,7 +58,7 @@ struct UDPTransportTests {
         }
         let closedPort = try Endpoint(parsing: ipv6 ? "[::1]:\(port)" : "127.0.0.1:\(port)")
         let transport = try UDPTransport(remote: closedPort)
-        let batch = PacketBatch(packetCapacity: 1200)
+        let batch = RTPPacketBatch(slotCapacity: 1200)
         fill(batch, count: 3)
         for _ in 0..<6 {
             _ = transport.send(batch)
@@ -79,19 +80,19 @@ struct UDPTransportTests {
     @Test func steadySendingKeepsItsStorage() throws {
         let receiver = try LoopbackSocket(ipv6: false)
         let transport = try UDPTransport(remote: receiver.endpoint, reservedPackets: 32)
-        let batch = PacketBatch(packetCapacity: 1200, reservedPackets: 32)
+        let batch = RTPPacketBatch(slotCapacity: 1200, initialSlotCount: 32)
         for _ in 0..<50 {
             fill(batch, count: 20)
             transport.send(batch)
             while receiver.receive(timeoutMilliseconds: 0) != nil {}
         }
         #expect(transport.reservedPackets == 32)
-        #expect(batch.allocatedSlots == 32)
+        #expect(batch.slotCount == 32)
 
         fill(batch, count: 70)
         transport.send(batch)
         let grownTransport = transport.reservedPackets
-        let grownBatch = batch.allocatedSlots
+        let grownBatch = batch.slotCount
         #expect(grownTransport >= 70 && grownBatch >= 70)
         for _ in 0..<20 {
             fill(batch, count: 70)
@@ -99,7 +100,7 @@ struct UDPTransportTests {
             while receiver.receive(timeoutMilliseconds: 0) != nil {}
         }
         #expect(transport.reservedPackets == grownTransport)
-        #expect(batch.allocatedSlots == grownBatch)
+        #expect(batch.slotCount == grownBatch)
         #expect(transport.statistics.packetsSent == 50 * 20 + 21 * 70)
     }
 
@@ -134,7 +135,7 @@ struct UDPTransportTests {
         let receiver = try LoopbackSocket(ipv6: false)
         let transport = try UDPTransport(remote: receiver.endpoint)
         #expect(transport.sendBufferBytes > 0)
-        let batch = PacketBatch(packetCapacity: 70_000)
+        let batch = RTPPacketBatch(slotCapacity: 70_000)
         for length in [10, 70_000, 20] {
             batch.append { (slot: UnsafeMutableRawBufferPointer) -> Int in
                 slot.initializeMemory(as: UInt8.self, repeating: UInt8(length & 0xFF))
