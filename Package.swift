@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "MediaCore", "FrameProcessing",
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing",
         ]),
     ],
     dependencies: [
@@ -33,11 +33,11 @@ let package = Package(
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", logging,
+            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "MediaCore", logging,
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 

@@ -1,3 +1,4 @@
+import Adaptation
 import ArgumentParser
 import CameraRTP
 
@@ -29,5 +30,17 @@ struct AdaptOptions: ParsableArguments {
     func expectedOutput(width: Int, height: Int, fps sourceFps: Double) -> (width: Int, height: Int, fps: Double) {
         let size = outputSize.map { (min($0.width, width) & ~1, min($0.height, height) & ~1) } ?? (width, height)
         return (size.0, size.1, min(fps ?? sourceFps, sourceFps))
+    }
+
+    /// The pipeline settings for `source`: adaptation, encoder, pacing and stop conditions.
+    func pipelineConfiguration(
+        for source: CaptureSource, input: SourceOptions, encoder: EncoderOptions, applyRotation: Bool
+    ) -> PipelineConfiguration {
+        let output = expectedOutput(width: source.width, height: source.height, fps: source.fps)
+        return PipelineConfiguration(
+            encoder: encoder.settings(width: output.width, height: output.height, fps: output.fps),
+            outputSize: outputSize, maxFps: fps,
+            adaptation: VideoSourceOptions(applyRotation: applyRotation, mirror: mirror),
+            pace: input.pace ?? .realtime, frameLimit: input.frames, durationSeconds: input.duration)
     }
 }

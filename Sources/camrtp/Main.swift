@@ -2,6 +2,8 @@ import ArgumentParser
 import Capture
 import CameraRTP
 import Foundation
+import RTP
+import Transport
 import VP8
 
 @main
@@ -32,7 +34,7 @@ struct Main {
         case let error as CLIError:
             say(error.message)
             return error.kind == .usage ? 2 : 1
-        case is Y4MError, is SourceSpecError, is IVFError:
+        case is Y4MError, is SourceSpecError, is IVFError, is EndpointError, is SRTPKeyError, is VP8PayloaderError:
             say("\(error)")
             return 2
         case is VPXError:

@@ -1,4 +1,3 @@
-import Adaptation
 import ArgumentParser
 import Capture
 import CameraRTP
@@ -27,15 +26,11 @@ struct RecordCommand: CamrtpCommand {
 
     func execute() async throws {
         let source = try input.makeSource(defaultPace: .fast)
-        let output = adapt.expectedOutput(width: source.width, height: source.height, fps: source.fps)
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
-        let configuration = PipelineConfiguration(
-            encoder: encoder.settings(width: output.width, height: output.height, fps: output.fps),
-            outputSize: adapt.outputSize, maxFps: adapt.fps,
-            adaptation: VideoSourceOptions(applyRotation: true, mirror: adapt.mirror),
-            pace: input.pace ?? (source.canRunFast ? .fast : .realtime),
-            frameLimit: input.frames, durationSeconds: input.duration)
-        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: output.fps))
+        var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)
+        configuration.pace = input.pace ?? (source.canRunFast ? .fast : .realtime)
+        let frameRate = adapt.expectedOutput(width: source.width, height: source.height, fps: source.fps).fps
+        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: frameRate))
         printNote("recording \(source.summary) to \(out)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
         printNote(String(

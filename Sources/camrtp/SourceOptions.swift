@@ -68,6 +68,18 @@ struct SourceOptions: ParsableArguments {
         return source
     }
 
+    /// The frame rate an SDP declares: `--fps`, capped by the source's own rate where that is
+    /// known without opening a camera. `send` and `sdp` both use it, so their SDPs agree.
+    func declaredFrameRate(cap: Double?) throws -> Double? {
+        let sourceRate: Double? = switch try spec {
+        case .testPattern(_, _, let fps): fps
+        case .y4m(let path): try Y4MFileSource(path: path).header.frameRate
+        case .auto, .camera, .fakeCamera: nil
+        }
+        guard let sourceRate else { return cap }
+        return min(cap ?? sourceRate, sourceRate)
+    }
+
     private func isFile(_ spec: SourceSpec) -> Bool {
         if case .y4m = spec { return true }
         return false
