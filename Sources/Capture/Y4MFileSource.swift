@@ -26,11 +26,7 @@ public final class Y4MFileSource: VideoCapturer {
         self.path = path
         self.pace = pace
         self.rotation = rotation
-        do {
-            reader = try Y4MReader(path: path, loop: loop)
-        } catch {
-            throw Y4MError(path: path, problem: error)
-        }
+        reader = try Y4MReader(path: path, loop: loop)
         header = reader.header
     }
 
@@ -46,33 +42,28 @@ public final class Y4MFileSource: VideoCapturer {
     }
 }
 
-/// Reads Y4M frames straight into pooled buffers: the planes of an `I420Buffer` are laid out
-/// exactly as a Y4M 4:2:0 frame, so each frame is one bulk read.
+/// Plays a Y4M file for `PacedCaptureLoop`, rewinding to the first frame when it loops.
 final class Y4MReader: FrameProducer, @unchecked Sendable {
     let header: Y4MHeader
     var width: Int { header.width }
     var height: Int { header.height }
-    private let path: String
     private let fd: Int32
+    private let stream: Y4MStreamReader
     private let loops: Bool
     private let firstFrameOffset: off_t
-    private var frameIndex = 0
 
-    init(path: String, loop: Bool) throws(Y4MProblem) {
-        self.path = path
+    init(path: String, loop: Bool) throws(Y4MError) {
         loops = loop
         fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw .cannotOpen(String(cString: strerror(errno))) }
-        do throws(Y4MProblem) {
-            var line: [UInt8] = []
-            var byte: UInt8 = 0
-            while line.count < 4096, read(fd, &byte, 1) == 1, byte != 0x0A { line.append(byte) }
-            guard byte == 0x0A else { throw .badHeader("no header line ending in a newline") }
-            header = try Y4MHeader(parsing: Substring(decoding: line, as: UTF8.self))
+        guard fd >= 0 else { throw Y4MError(path: path, problem: .cannotOpen(String(cString: strerror(errno)))) }
+        do throws(Y4MError) {
+            stream = try Y4MStreamReader(fileDescriptor: fd, name: path)
+            header = stream.header
             firstFrameOffset = lseek(fd, 0, SEEK_CUR)
             // One frame must be readable in full before anything streams.
-            let probe = I420Buffer(width: header.width, height: header.height)
-            guard try readFrame(into: probe) else { throw .noFrames }
+            guard try stream.readFrame(into: I420Buffer(width: header.width, height: header.height)) else {
+                throw Y4MError(path: path, problem: .noFrames)
+            }
             rewind()
         } catch {
             close(fd)
@@ -85,65 +76,14 @@ final class Y4MReader: FrameProducer, @unchecked Sendable {
     }
 
     func produceFrame(into buffer: I420Buffer) throws -> Bool {
-        do throws(Y4MProblem) {
-            if try readFrame(into: buffer) { return true }
-            guard loops else { return false }
-            rewind()
-            return try readFrame(into: buffer)
-        } catch {
-            throw Y4MError(path: path, problem: error)
-        }
+        if try stream.readFrame(into: buffer) { return true }
+        guard loops else { return false }
+        rewind()
+        return try stream.readFrame(into: buffer)
     }
 
     private func rewind() {
         lseek(fd, firstFrameOffset, SEEK_SET)
-        frameIndex = 0
-    }
-
-    /// Reads the next frame; false at a clean end of file.
-    private func readFrame(into buffer: I420Buffer) throws(Y4MProblem) -> Bool {
-        var tag = [UInt8](repeating: 0, count: 6)
-        let tagCount = readFully(into: &tag, count: 6)
-        if tagCount == 0 { return false }
-        guard tagCount == 6, tag[0..<5].elementsEqual("FRAME".utf8), tag[5] == 0x0A || tag[5] == 0x20 else {
-            throw .badFrameHeader(frame: frameIndex)
-        }
-        if tag[5] == 0x20 {
-            var byte: UInt8 = 0
-            var skipped = 0
-            repeat {
-                guard read(fd, &byte, 1) == 1, skipped < 1024 else {
-                    throw .badFrameHeader(frame: frameIndex)
-                }
-                skipped += 1
-            } while byte != 0x0A
-        }
-        let expected = header.frameByteCount
-        let got = readFully(into: buffer.bytes.baseAddress!, count: expected)
-        guard got == expected else {
-            throw .truncated(frame: frameIndex, got: got, expected: expected)
-        }
-        if header.colorSpace == .mono {
-            let lumaCount = header.width * header.height
-            UnsafeMutableRawBufferPointer(rebasing: buffer.bytes[lumaCount...]).initializeMemory(as: UInt8.self, repeating: 128)
-        }
-        frameIndex += 1
-        return true
-    }
-
-    /// Reads until `count` bytes or end of file, retrying interrupted reads; returns bytes read.
-    private func readFully(into destination: UnsafeMutableRawPointer, count: Int) -> Int {
-        var total = 0
-        while total < count {
-            let result = read(fd, destination + total, count - total)
-            if result > 0 {
-                total += result
-            } else if result < 0 && errno == EINTR {
-                continue
-            } else {
-                break
-            }
-        }
-        return total
+        stream.restartNumbering()
     }
 }

@@ -19,19 +19,16 @@ public enum Y4MFile {
 
     /// Reads every frame of a 4:2:0 Y4M file, such as one a receiver wrote.
     public static func readFrames(_ path: String) throws -> (header: Y4MHeader, frames: [I420Buffer]) {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        guard let newline = data.firstIndex(of: 0x0A) else { throw Y4MProblem.badHeader("\(path) has no header line") }
-        let header = try Y4MHeader(parsing: Substring(decoding: data[..<newline], as: UTF8.self))
+        let fd = open(path, O_RDONLY)
+        guard fd >= 0 else { throw Y4MError(path: path, problem: .cannotOpen(String(cString: strerror(errno)))) }
+        defer { close(fd) }
+        let reader = try Y4MStreamReader(fileDescriptor: fd, name: path)
         var frames: [I420Buffer] = []
-        var offset = newline + 1
-        let size = header.frameByteCount
-        while offset < data.count {
-            guard let lineEnd = data[offset...].firstIndex(of: 0x0A), lineEnd + 1 + size <= data.count else { break }
-            let buffer = I420Buffer(width: header.width, height: header.height)
-            data[(lineEnd + 1)..<(lineEnd + 1 + size)].withUnsafeBytes { buffer.bytes.copyMemory(from: $0) }
+        while true {
+            let buffer = I420Buffer(width: reader.header.width, height: reader.header.height)
+            guard try reader.readFrame(into: buffer) else { break }
             frames.append(buffer)
-            offset = lineEnd + 1 + size
         }
-        return (header, frames)
+        return (reader.header, frames)
     }
 }
