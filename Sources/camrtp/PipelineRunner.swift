@@ -17,9 +17,14 @@ enum PipelineRunner {
 
         let status = options.stats ? Task {
             var line = LiveStatusLine()
+            var printed = false
             for await event in pipeline.events {
-                if case .stats(let snapshot) = event { printStatus(line.line(for: snapshot)) }
+                if case .stats(let snapshot) = event {
+                    printStatus(line.line(for: snapshot))
+                    printed = true
+                }
             }
+            if printed { FileHandle.standardError.write(Data("\n".utf8)) }
         } : nil
 
         let snapshot: StatsSnapshot

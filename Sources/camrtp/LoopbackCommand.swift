@@ -1,0 +1,80 @@
+import ArgumentParser
+import CameraRTP
+import Foundation
+import MediaCore
+
+struct LoopbackCommand: CamrtpCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "loopback",
+        abstract: "Stream to a real receiver on this machine and show what it decoded.",
+        discussion: """
+            Writes the SDP, starts ffplay (or, with no display or with --headless, ffmpeg), \
+            streams to it on 127.0.0.1, and prints what the receiver decoded. Stops after \
+            --duration or --frames, when ffplay is closed, or on Ctrl-C.
+
+              camrtp loopback --source testsrc --duration 10
+              camrtp loopback --source y4m:clip.y4m --headless --srtp
+            """)
+
+    @OptionGroup var input: SourceOptions
+    @Option(help: ArgumentHelp("UDP port on 127.0.0.1 for RTP; RTCP uses the next one.", valueName: "port"))
+    var port: Int = 5004
+    @Flag(help: "Use headless ffmpeg as the receiver even when a display is there.")
+    var headless = false
+    @Option(help: ArgumentHelp("Keep the SDP in this file (otherwise a temporary one).", valueName: "file"))
+    var sdp: String?
+    @OptionGroup var adapt: AdaptOptions
+    @OptionGroup var stream: StreamOptions
+    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var statsOptions: StatsOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        guard (1024...65534).contains(port) else { throw CLIError.usage("--port must be 1024...65534, not \(port)") }
+    }
+
+    func execute() async throws {
+        let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps))
+        let source = try input.makeSource(defaultPace: .realtime)
+        let sender = try RTPVideoSender(plan: plan)
+        let sdpPath = sdp ?? NSTemporaryDirectory() + "camrtp-loopback-\(getpid()).sdp"
+        try SDPFile.write(plan, to: sdpPath)
+        defer { if sdp == nil { try? FileManager.default.removeItem(atPath: sdpPath) } }
+
+        let receiver = try LoopbackReceiver(sdpPath: sdpPath, srtp: plan.srtpKey != nil, headless: headless)
+        guard receiver.waitUntilListening(port: UInt16(port)) else {
+            receiver.finish(graceSeconds: 0)
+            throw CLIError.runtime("\(receiver.kind.rawValue) did not start listening on 127.0.0.1:\(port); is the port in use?")
+        }
+        let pipeline = try StreamPipeline(
+            source: source, configuration: adapt.pipelineConfiguration(
+                for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
+            sink: sender)
+        // Closing the ffplay window ends the run.
+        let watcher = MediaThread(name: "camrtp.watch") {
+            while receiver.isRunning && pipeline.failure == nil { usleep(100_000) }
+            pipeline.requestStop()
+        }
+        printNote("streaming \(source.summary) to \(receiver.kind.rawValue) on 127.0.0.1:\(port) (SDP: \(sdpPath))")
+        let snapshot: StatsSnapshot
+        do {
+            snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
+        } catch {
+            receiver.finish(graceSeconds: 0)
+            watcher.join()
+            throw error
+        }
+        receiver.finish(graceSeconds: 6)
+        watcher.join()
+        print("sent: \(snapshot.framesEncoded) frames, \(snapshot.packetsSent) packets, \(Int(snapshot.bitrateKbps.rounded())) kbit/s")
+        guard receiver.kind == .ffmpeg else { return }
+        let report = receiver.report
+        var line = "decoded by ffmpeg: \(report.frames) frames of \(report.width)x\(report.height)"
+        if let first = report.indices.min(), let last = report.indices.max() {
+            let missing = last - first + 1 - report.indices.count
+            line += "; test-pattern frames \(first)...\(last), \(missing == 0 ? "none" : String(missing)) missing"
+        }
+        print(line)
+        guard report.frames > 0 else { throw CLIError.runtime("the receiver decoded nothing") }
+    }
+}
