@@ -41,7 +41,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
 
-        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "Transport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
@@ -50,6 +50,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
     ],
     swiftLanguageModes: [.v6]

@@ -37,7 +37,8 @@ public struct Y4MHeader: Sendable, Equatable {
         self.colorSpace = colorSpace
     }
 
-    /// Parses the header line without its terminating newline. Throws a `Y4MProblem`.
+    /// Parses the header line without its terminating newline. Throws a `Y4MProblem`. A missing
+    /// or zero rate (`F0:1`) means 25 fps, as ffmpeg reads it.
     public init(parsing line: Substring) throws(Y4MProblem) {
         let tokens = line.split(separator: " ", omittingEmptySubsequences: true)
         guard tokens.first == "YUV4MPEG2" else { throw .badHeader("it does not start with YUV4MPEG2") }
@@ -51,10 +52,13 @@ public struct Y4MHeader: Sendable, Equatable {
             case "W": width = Self.positive(value)
             case "H": height = Self.positive(value)
             case "F":
-                guard let ratio = Self.ratio(value) else { throw .badHeader("frame rate 'F\(value)' is not N:D with N, D > 0") }
-                rate = ratio
+                // GStreamer's y4menc writes F0:1 for a stream of unknown rate: keep the default.
+                guard let ratio = Self.ratio(value), ratio.denominator > 0 else {
+                    throw .badHeader("frame rate 'F\(value)' is not N:D with N, D > 0")
+                }
+                if ratio.numerator > 0 { rate = ratio }
             case "A":
-                pixelAspect = Self.ratio(value, allowZero: true)
+                pixelAspect = Self.ratio(value)
             case "I":
                 guard value == "p" || value == "?" else { throw .interlaced(String(value)) }
             case "C":
@@ -83,11 +87,11 @@ public struct Y4MHeader: Sendable, Equatable {
         return value
     }
 
-    private static func ratio(_ text: Substring, allowZero: Bool = false) -> (numerator: Int, denominator: Int)? {
+    /// `N:D` with both non-negative.
+    private static func ratio(_ text: Substring) -> (numerator: Int, denominator: Int)? {
         let parts = text.split(separator: ":", omittingEmptySubsequences: false)
         guard parts.count == 2, let numerator = Int(parts[0]), let denominator = Int(parts[1]) else { return nil }
-        if allowZero { return numerator >= 0 && denominator >= 0 ? (numerator, denominator) : nil }
-        return numerator > 0 && denominator > 0 ? (numerator, denominator) : nil
+        return numerator >= 0 && denominator >= 0 ? (numerator, denominator) : nil
     }
 }
 

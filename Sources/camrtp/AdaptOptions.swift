@@ -17,9 +17,9 @@ struct AdaptOptions: ParsableArguments {
 
     func validate() throws {
         if let size, VideoMode(parsing: size) == nil || size.contains("@") {
-            throw CLIError.usage("--size \"\(size)\": expected WxH with each side 2...16384, such as 640x360")
+            throw ValidationError("--size \"\(size)\": expected WxH with each side 2...16384, such as 640x360")
         }
-        if let fps, !(fps > 0 && fps <= 240) { throw CLIError.usage("--fps must be in (0, 240], not \(fps)") }
+        if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be in (0, 240], not \(fps)") }
     }
 
     var outputSize: (width: Int, height: Int)? {

@@ -21,10 +21,10 @@ struct EncoderOptions: ParsableArguments {
     var threads: Int?
 
     func validate() throws {
-        guard (1...100_000).contains(bitrate) else { throw CLIError.usage("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
-        guard keyframeInterval >= 0 else { throw CLIError.usage("--keyframe-interval must be 0 or more seconds") }
-        guard (-16...16).contains(cpuUsed) else { throw CLIError.usage("--cpu-used must be in -16...16, not \(cpuUsed)") }
-        if let threads, !(1...16).contains(threads) { throw CLIError.usage("--threads must be 1...16, not \(threads)") }
+        guard (1...100_000).contains(bitrate) else { throw ValidationError("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
+        guard keyframeInterval >= 0 else { throw ValidationError("--keyframe-interval must be 0 or more seconds") }
+        guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
+        if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1...16, not \(threads)") }
     }
 
     func settings(width: Int, height: Int, fps: Double) -> VP8EncoderSettings {

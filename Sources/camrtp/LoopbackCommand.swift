@@ -30,7 +30,7 @@ struct LoopbackCommand: CamrtpCommand {
     @OptionGroup var logging: LoggingOptions
 
     func validate() throws {
-        guard (1024...65534).contains(port) else { throw CLIError.usage("--port must be 1024...65534, not \(port)") }
+        guard (1024...65534).contains(port) else { throw ValidationError("--port must be 1024...65534, not \(port)") }
     }
 
     func execute() async throws {

@@ -6,6 +6,12 @@ import Foundation
 /// `--stats-json`, and turns a run-time failure into exit code 1 (bad input into 2).
 enum PipelineRunner {
     static func run(_ pipeline: StreamPipeline, stats options: StatsOptions) async throws -> StatsSnapshot {
+        // A parent may have left these blocked; Ctrl-C and kill must still stop the stream.
+        var stopSignals = sigset_t()
+        sigemptyset(&stopSignals)
+        sigaddset(&stopSignals, SIGINT)
+        sigaddset(&stopSignals, SIGTERM)
+        sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
         let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())

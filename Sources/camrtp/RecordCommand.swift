@@ -25,6 +25,9 @@ struct RecordCommand: CamrtpCommand {
     @OptionGroup var logging: LoggingOptions
 
     func execute() async throws {
+        guard FileManager.default.createFile(atPath: out, contents: nil) else {
+            throw CLIError.usage("--out \(out): cannot create the file (check the folder exists and is writable)")
+        }
         let source = try input.makeSource(defaultPace: .fast)
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)

@@ -12,18 +12,23 @@ struct SDPCommand: CamrtpCommand {
               ffplay -protocol_whitelist file,udp,rtp -fflags nobuffer -flags low_delay -framedrop -nofind_stream_info cam.sdp &
               camrtp send --to 127.0.0.1:5004
 
-            With --srtp, give the key (--srtp-key) so that send uses the same one.
+            It takes every send option; those that do not shape the SDP (encoder, stats) are \
+            accepted and change nothing. With --srtp, give the key (--srtp-key) so that send uses \
+            the same one. With --sdp FILE it writes the file instead of printing.
             """)
 
-    @OptionGroup var input: SourceOptions
-    @Option(help: ArgumentHelp("Receiver address: HOST:PORT, such as 127.0.0.1:5004 or [::1]:5004.", valueName: "host:port"))
-    var to: String
-    @OptionGroup var adapt: AdaptOptions
-    @OptionGroup var stream: StreamOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var arguments: SendArguments
+
+    var logging: LoggingOptions { arguments.logging }
 
     func execute() async throws {
-        let plan = try stream.makePlan(destination: to, frameRate: try input.declaredFrameRate(cap: adapt.fps), requireKey: true)
-        print(plan.sessionDescription.serialized(), terminator: "")
+        let (input, adapt) = (arguments.input, arguments.adapt)
+        let plan = try arguments.stream.makePlan(
+            destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), requireKey: true)
+        if let sdp = arguments.sdp {
+            try SDPFile.write(plan, to: sdp)
+        } else {
+            print(plan.sessionDescription.serialized(), terminator: "")
+        }
     }
 }

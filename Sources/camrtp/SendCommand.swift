@@ -16,28 +16,22 @@ struct SendCommand: CamrtpCommand {
               ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop cam.sdp
             """)
 
-    @OptionGroup var input: SourceOptions
-    @Option(help: ArgumentHelp("Receiver address: HOST:PORT, such as 127.0.0.1:5004 or [::1]:5004.", valueName: "host:port"))
-    var to: String
-    @Option(help: ArgumentHelp("Write the receiver's SDP to this file before the first packet.", valueName: "file"))
-    var sdp: String?
-    @OptionGroup var adapt: AdaptOptions
-    @OptionGroup var stream: StreamOptions
-    @OptionGroup var encoder: EncoderOptions
-    @OptionGroup var statsOptions: StatsOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup var arguments: SendArguments
+
+    var logging: LoggingOptions { arguments.logging }
 
     func execute() async throws {
-        let plan = try stream.makePlan(destination: to, frameRate: try input.declaredFrameRate(cap: adapt.fps))
+        let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
+        let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps))
         let source = try input.makeSource(defaultPace: .realtime)
         let sender = try RTPVideoSender(plan: plan)
-        if let sdp { try SDPFile.write(plan, to: sdp) }
+        if let sdp = arguments.sdp { try SDPFile.write(plan, to: sdp) }
         let pipeline = try StreamPipeline(
             source: source, configuration: adapt.pipelineConfiguration(
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
             sink: sender)
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc)")
-        let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
+        let snapshot = try await PipelineRunner.run(pipeline, stats: arguments.statsOptions)
         let transport = sender.transportStatistics
         printNote(String(
             format: "sent %d frames in %d packets (%d dropped before encoding, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms%@",

@@ -29,10 +29,10 @@ struct SourceOptions: ParsableArguments {
     var rotation: Int = 0
 
     func validate() throws {
-        if let frames, frames <= 0 { throw CLIError.usage("--frames must be a positive count, not \(frames)") }
-        if let duration, !(duration > 0) { throw CLIError.usage("--duration must be positive seconds, not \(duration)") }
+        if let frames, frames <= 0 { throw ValidationError("--frames must be a positive count, not \(frames)") }
+        if let duration, !(duration > 0) { throw ValidationError("--duration must be positive seconds, not \(duration)") }
         guard VideoRotation(degrees: rotation) != nil, (0...270).contains(rotation) else {
-            throw CLIError.usage("--rotation must be 0, 90, 180 or 270, not \(rotation)")
+            throw ValidationError("--rotation must be 0, 90, 180 or 270, not \(rotation)")
         }
     }
 

@@ -25,7 +25,7 @@ struct StreamOptions: ParsableArguments {
     var srtpKey: String?
 
     @Option(help: ArgumentHelp(
-        "SRTP suite: \(SRTPSuite.supportedSuites.map(\.sdpName).joined(separator: ", ")).", valueName: "suite"))
+        "SRTP suite: \(SRTPSuite.allCases.map(\.sdpName).joined(separator: ", ")).", valueName: "suite"))
     var srtpSuite: String = SRTPSuite.aesCM128HMACSHA1_80.sdpName
 
     @Option(help: ArgumentHelp("RTCP port at the receiver; the RTP port + 1 by default.", valueName: "port"))
@@ -46,20 +46,22 @@ struct StreamOptions: ParsableArguments {
     var absSendTime = false
 
     func validate() throws {
+        guard mtu <= 65507 else { throw ValidationError("--mtu \(mtu) is larger than a UDP datagram can carry (65507)") }
         guard (96...127).contains(payloadType) else {
-            throw CLIError.usage("--payload-type must be a dynamic type, 96...127, not \(payloadType)")
+            throw ValidationError("--payload-type must be a dynamic type, 96...127, not \(payloadType)")
         }
         if ssrc != nil, parsedSSRC == nil {
-            throw CLIError.usage("--ssrc \"\(ssrc!)\": expected a 32-bit number, such as 305419896 or 0x12345678")
+            throw ValidationError("--ssrc \"\(ssrc!)\": expected a 32-bit number, such as 305419896 or 0x12345678")
         }
-        if cvo && applyRotation { throw CLIError.usage("--cvo and --apply-rotation exclude each other: signal the rotation or apply it") }
-        if rtcpMux && rtcpPort != nil { throw CLIError.usage("--rtcp-mux and --rtcp-port exclude each other") }
-        if let rtcpPort, !(1...65535).contains(rtcpPort) { throw CLIError.usage("--rtcp-port must be 1...65535, not \(rtcpPort)") }
+        if cvo && applyRotation { throw ValidationError("--cvo and --apply-rotation exclude each other: signal the rotation or apply it") }
+        if rtcpMux && rtcpPort != nil { throw ValidationError("--rtcp-mux and --rtcp-port exclude each other") }
+        if let rtcpPort, !(1...65535).contains(rtcpPort) { throw ValidationError("--rtcp-port must be 1...65535, not \(rtcpPort)") }
         guard let suite = SRTPSuite(sdpName: srtpSuite) else {
-            throw CLIError.usage("--srtp-suite \"\(srtpSuite)\" is unknown; use one of \(SRTPSuite.allCases.map(\.sdpName).joined(separator: ", "))")
+            throw ValidationError("--srtp-suite \"\(srtpSuite)\" is unknown; use one of \(SRTPSuite.allCases.map(\.sdpName).joined(separator: ", "))")
         }
-        guard suite.isSupported else {
-            throw CLIError.usage("--srtp-suite \(srtpSuite) is not supported by this libsrtp2; use \(SRTPSuite.aesCM128HMACSHA1_80.sdpName)")
+        // Asking libsrtp2 costs its crypto library's start-up: only when SRTP is on.
+        guard !usesSRTP || suite.isSupported else {
+            throw ValidationError("--srtp-suite \(srtpSuite) is not supported by this libsrtp2; use \(SRTPSuite.aesCM128HMACSHA1_80.sdpName)")
         }
     }
 

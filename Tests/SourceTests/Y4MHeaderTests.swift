@@ -20,6 +20,7 @@ import Testing
     @Test func defaultsTo420jpegAt25fps() throws {
         let header = try Y4MHeader(parsing: "YUV4MPEG2 W4 H2")
         #expect(header.colorSpace == .c420jpeg && header.frameRate == 25)
+        #expect(try Y4MHeader(parsing: "YUV4MPEG2 W4 H2 F0:1").frameRate == 25, "GStreamer's unknown rate")
     }
 
     @Test(arguments: [
@@ -27,6 +28,7 @@ import Testing
         ("YUV4MPEG2 H2 F1:1", .badHeader("width 'W' is missing or not in 1...16384")),
         ("YUV4MPEG2 W4 H0", .badHeader("height 'H' is missing or not in 1...16384")),
         ("YUV4MPEG2 W4 H2 F30:0", .badHeader("frame rate 'F30:0' is not N:D with N, D > 0")),
+        ("YUV4MPEG2 W4 H2 F-1:1", .badHeader("frame rate 'F-1:1' is not N:D with N, D > 0")),
         ("YUV4MPEG2 W4 H2 C444", .unsupportedColorSpace("444")),
         ("YUV4MPEG2 W4 H2 C420p10", .unsupportedColorSpace("420p10")),
         ("YUV4MPEG2 W4 H2 It", .interlaced("t")),

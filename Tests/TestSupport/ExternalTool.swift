@@ -1,6 +1,10 @@
 import Foundation
 
-/// Runs a real external program (ffmpeg, GStreamer) with a bounded wait, as the tests' receivers.
+/// Runs a real external program (ffmpeg, GStreamer, camrtp itself) with a bounded wait.
+///
+/// Programs are started with `posix_spawn`, with an empty signal mask and SIGINT and SIGTERM at
+/// their default action: the test runner blocks some signals, and a child would otherwise
+/// inherit that and never see the Ctrl-C a test sends it.
 public struct ExternalTool: Sendable {
     public struct Result: Sendable {
         public let status: Int32
@@ -17,85 +21,126 @@ public struct ExternalTool: Sendable {
 
     /// The full path of `name` on PATH, or nil when it is not installed.
     public static func locate(_ name: String) -> String? {
+        if name.contains("/") { return FileManager.default.isExecutableFile(atPath: name) ? name : nil }
         let paths = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
         return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
     /// Starts the program; the caller waits with `Running.wait(timeout:)`.
-    public func start(_ arguments: [String], environment: [String: String]? = nil) throws -> Running {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Self.locate(executable) ?? executable)
-        process.arguments = arguments
-        if let environment {
-            process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
-        }
-        let out = Pipe()
-        let err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        let running = Running(process: process, stdout: out, stderr: err)
-        try process.run()
-        running.startDraining()
-        return running
+    public func start(_ arguments: [String]) throws -> Running {
+        guard let path = Self.locate(executable) else { throw SpawnError(message: "\(executable) is not installed") }
+        return try Running(path: path, arguments: arguments)
     }
 
-    /// Runs to completion or until `timeout` seconds pass (then it is killed).
-    public func run(_ arguments: [String], timeout: Double = 60, environment: [String: String]? = nil) throws -> Result {
-        try start(arguments, environment: environment).wait(timeout: timeout)
+    /// Runs to completion or until `timeout` seconds pass (then it is stopped).
+    public func run(_ arguments: [String], timeout: Double = 60) throws -> Result {
+        try start(arguments).wait(timeout: timeout)
+    }
+
+    public struct SpawnError: Error, CustomStringConvertible {
+        public let message: String
+        public var description: String { message }
     }
 
     /// A started program whose output is collected as it comes, so a full pipe never stalls it.
     public final class Running: @unchecked Sendable {
-        public let process: Process
-        private let stdout: Pipe
-        private let stderr: Pipe
+        public let pid: pid_t
         private let lock = NSLock()
-        private var outData = Data()
-        private var errData = Data()
+        private var output: [Data] = [Data(), Data()]
+        private var exitStatus: Int32?
         private let drained = DispatchGroup()
 
-        init(process: Process, stdout: Pipe, stderr: Pipe) {
-            self.process = process
-            self.stdout = stdout
-            self.stderr = stderr
+        init(path: String, arguments: [String]) throws {
+            var pipes: [[Int32]] = [[0, 0], [0, 0]]
+            for index in 0..<2 {
+                guard pipe(&pipes[index]) == 0 else { throw SpawnError(message: "pipe failed: \(errno)") }
+            }
+            var actions = posix_spawn_file_actions_t()
+            posix_spawn_file_actions_init(&actions)
+            defer { posix_spawn_file_actions_destroy(&actions) }
+            posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+            posix_spawn_file_actions_adddup2(&actions, pipes[0][1], 1)
+            posix_spawn_file_actions_adddup2(&actions, pipes[1][1], 2)
+            for fd in pipes.flatMap({ $0 }) { posix_spawn_file_actions_addclose(&actions, fd) }
+
+            var attributes = posix_spawnattr_t()
+            posix_spawnattr_init(&attributes)
+            defer { posix_spawnattr_destroy(&attributes) }
+            var emptyMask = sigset_t()
+            sigemptyset(&emptyMask)
+            var defaults = sigset_t()
+            sigemptyset(&defaults)
+            sigaddset(&defaults, SIGINT)
+            sigaddset(&defaults, SIGTERM)
+            sigaddset(&defaults, SIGPIPE)
+            posix_spawnattr_setsigmask(&attributes, &emptyMask)
+            posix_spawnattr_setsigdefault(&attributes, &defaults)
+            posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
+            let argv = ([path] + arguments).map { strdup($0) } + [nil]
+            defer { argv.forEach { free($0) } }
+            var pid = pid_t()
+            let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+            close(pipes[0][1])
+            close(pipes[1][1])
+            guard result == 0 else {
+                close(pipes[0][0])
+                close(pipes[1][0])
+                throw SpawnError(message: "cannot start \(path): \(String(cString: strerror(result)))")
+            }
+            self.pid = pid
+            for index in 0..<2 { drain(pipes[index][0], into: index) }
         }
 
-        func startDraining() {
-            for (pipe, isOut) in [(stdout, true), (stderr, false)] {
-                drained.enter()
-                DispatchQueue.global().async {
-                    let data = pipe.fileHandleForReading.readDataToEndOfFile()
-                    self.lock.lock()
-                    if isOut { self.outData = data } else { self.errData = data }
-                    self.lock.unlock()
-                    self.drained.leave()
-                }
+        private func drain(_ fd: Int32, into index: Int) {
+            drained.enter()
+            DispatchQueue.global().async {
+                let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
+                self.lock.withLock { self.output[index] = data }
+                self.drained.leave()
+            }
+        }
+
+        /// True until the program has exited (and been reaped).
+        public var isRunning: Bool {
+            lock.withLock {
+                if exitStatus != nil { return false }
+                var status: Int32 = 0
+                guard waitpid(pid, &status, WNOHANG) == pid else { return true }
+                exitStatus = Self.decode(status)
+                return false
             }
         }
 
         /// Sends SIGINT, as a person stopping a receiver with Ctrl-C would.
         public func interrupt() {
-            if process.isRunning { process.interrupt() }
+            if isRunning { kill(pid, SIGINT) }
         }
 
-        /// Waits for exit, killing the program after `timeout` seconds.
+        /// Waits for exit; after `timeout` seconds sends SIGTERM, then SIGKILL.
         public func wait(timeout: Double) -> Result {
             let deadline = Date().addingTimeInterval(timeout)
-            while process.isRunning && Date() < deadline { usleep(20_000) }
-            let timedOut = process.isRunning
+            while isRunning && Date() < deadline { usleep(20_000) }
+            let timedOut = isRunning
             if timedOut {
-                process.terminate()
-                usleep(200_000)
-                if process.isRunning { kill(process.processIdentifier, SIGKILL) }
+                kill(pid, SIGTERM)
+                let killDeadline = Date().addingTimeInterval(3)
+                while isRunning && Date() < killDeadline { usleep(20_000) }
+                if isRunning { kill(pid, SIGKILL) }
+                while isRunning { usleep(10_000) }
             }
-            process.waitUntilExit()
             _ = drained.wait(timeout: .now() + 5)
-            lock.lock()
-            defer { lock.unlock() }
-            return Result(
-                status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                stderr: String(decoding: errData, as: UTF8.self), timedOut: timedOut)
+            return lock.withLock {
+                Result(
+                    status: exitStatus ?? -1, stdout: String(decoding: output[0], as: UTF8.self),
+                    stderr: String(decoding: output[1], as: UTF8.self), timedOut: timedOut)
+            }
+        }
+
+        /// The exit code, or 128 + the signal for a program a signal ended, as a shell reports it.
+        private static func decode(_ status: Int32) -> Int32 {
+            let signal = status & 0x7F
+            return signal == 0 ? (status >> 8) & 0xFF : 128 + signal
         }
     }
 }
