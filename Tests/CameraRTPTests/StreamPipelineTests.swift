@@ -12,14 +12,16 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
     private(set) var frames: [EncodedFrame] = []
     private(set) var finished = false
     let delayNs: Int64
+    let keepsFrames: Bool
 
-    init(delayNs: Int64 = 0) {
+    init(delayNs: Int64 = 0, keepsFrames: Bool = true) {
         self.delayNs = delayNs
+        self.keepsFrames = keepsFrames
     }
 
     func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
         if delayNs > 0 { MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + delayNs) }
-        lock.withLock { frames.append(frame) }
+        if keepsFrames { lock.withLock { frames.append(frame) } }
         stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
     }
 
