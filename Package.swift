@@ -40,6 +40,9 @@ let package = Package(
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
+        .executableTarget(
+            name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "Transport", "VP8"],
+            path: "Examples/EmbedSender"),
 
         .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "Transport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),

@@ -1,0 +1,57 @@
+// Embedding camrtp in a backend: capture, watch the frames yourself, and publish RTP into an
+// SFU (a Janus streaming mountpoint or a mediasoup PlainTransport listening on HOST:PORT).
+//
+//   swift run EmbedSender 127.0.0.1:5004
+//
+// It streams the test pattern for five seconds; swap in a camera with
+// `CameraVideoCapturer` or a file with `CaptureSource.y4m(...)`.
+import Adaptation
+import CameraRTP
+import Foundation
+import MediaCore
+import Transport
+import VP8
+
+/// An application sink beside the encoder: it sees every adapted frame on the capture thread.
+final class FrameCounter: VideoSink, @unchecked Sendable {
+    private let lock = NSLock()
+    private var count = 0
+
+    func onFrame(_ frame: VideoFrame) {
+        lock.withLock { count += 1 }
+    }
+
+    var frames: Int { lock.withLock { count } }
+}
+
+let destination = CommandLine.arguments.dropFirst().first ?? "127.0.0.1:5004"
+do {
+    let endpoint = try Endpoint(parsing: destination)
+    let plan = SessionPlan(destination: endpoint, rtcpDestination: endpoint.defaultRTCPEndpoint, frameRate: 30)
+    print(plan.sessionDescription.serialized())
+
+    let source = CaptureSource.testPattern(width: 1280, height: 720, fps: 30, pace: .realtime, rotation: .deg0)
+    let pipeline = try StreamPipeline(
+        source: source,
+        configuration: PipelineConfiguration(
+            encoder: VP8EncoderSettings(width: 960, height: 540, bitrateKbps: 1500, keyframeIntervalSeconds: 2),
+            outputSize: (960, 540), durationSeconds: 5),
+        sink: try RTPVideoSender(plan: plan))
+    let counter = FrameCounter()
+    _ = pipeline.videoSource.addSink(counter)
+
+    // Events arrive as an AsyncStream; cancel the task running `run()` to stop early.
+    let events = Task {
+        for await event in pipeline.events {
+            if case .stats(let stats) = event {
+                print("\(stats.framesEncoded) frames, \(Int(stats.bitrateKbps)) kbit/s, latency p50 \(stats.latencyMs.p50) ms")
+            }
+        }
+    }
+    let stats = try await pipeline.run()
+    await events.value
+    print("done: \(stats.framesEncoded) encoded, the application sink saw \(counter.frames)")
+} catch {
+    print("EmbedSender: \(error)")
+    exit(1)
+}
