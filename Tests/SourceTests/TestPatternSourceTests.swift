@@ -31,12 +31,7 @@ import Testing
 
     @Test func deliversConsecutiveFramesWithRotationMetadata() {
         let source = TestPatternSource(width: 160, height: 96, fps: 30, pace: .fast, rotation: .deg90)
-        let delegate = CollectingDelegate(limit: 10)
-        source.delegate = delegate
-        source.startCapture()
-        delegate.waitForEnd()
-        source.stopCapture()
-        let frames = delegate.state.withLock { Array($0.frames.prefix(10)) }
+        let frames = Array(CollectingDelegate.capture(source, start: source.startCapture, limit: 10).frames.prefix(10))
         #expect(frames.count == 10)
         #expect(frames.allSatisfy { $0.rotation == .deg90 && $0.width == 160 })
         #expect(frames.map { TestPatternRenderer.readIndex(from: $0.buffer) } == Array(0..<10))

@@ -50,6 +50,16 @@ final class CollectingDelegate: VideoCapturerDelegate {
         state.withLock { $0.finished = true }
     }
 
+    /// Runs `capturer` until it finishes, fails or delivers `limit` frames (at most 10 s).
+    static func capture(_ capturer: some VideoCapturer, start: () -> Void, limit: Int = .max) -> State {
+        let delegate = CollectingDelegate(limit: limit)
+        capturer.delegate = delegate
+        start()
+        delegate.waitForEnd()
+        capturer.stopCapture()
+        return delegate.state.withLock { $0 }
+    }
+
     /// Waits until the source finished, failed, or delivered `limit` frames (at most 10 s).
     func waitForEnd() {
         for _ in 0..<1000 {
@@ -66,13 +76,8 @@ final class CollectingDelegate: VideoCapturerDelegate {
         let path = folder.file("odd.y4m")
         try Y4MFile.writeTestPattern(to: path, width: 33, height: 17, count: 5)
         let source = try Y4MFileSource(path: path, pace: .fast)
-        let delegate = CollectingDelegate()
-        source.delegate = delegate
-        source.startCapture()
-        delegate.waitForEnd()
-        source.stopCapture()
+        let state = CollectingDelegate.capture(source, start: source.startCapture)
         let expected = try Y4MFile.readFrames(path).frames
-        let state = delegate.state.withLock { $0 }
         #expect(state.finished)
         #expect(state.frames.count == 5)
         for (copy, frame) in zip(state.frames, expected) { #expect(copy.bytes == Array(frame.bytes)) }
@@ -86,12 +91,8 @@ final class CollectingDelegate: VideoCapturerDelegate {
         let path = folder.file("loop.y4m")
         try Y4MFile.writeTestPattern(to: path, width: 64, height: 48, count: 3)
         let source = try Y4MFileSource(path: path, loop: true, pace: .fast)
-        let delegate = CollectingDelegate(limit: 8)
-        source.delegate = delegate
-        source.startCapture()
-        delegate.waitForEnd()
-        source.stopCapture()
-        let indices = delegate.state.withLock { $0.frames.prefix(8).map { TestPatternRenderer.readIndex(from: $0.buffer) } }
+        let state = CollectingDelegate.capture(source, start: source.startCapture, limit: 8)
+        let indices = state.frames.prefix(8).map { TestPatternRenderer.readIndex(from: $0.buffer) }
         #expect(indices == [0, 1, 2, 0, 1, 2, 0, 1])
     }
 
@@ -102,12 +103,8 @@ final class CollectingDelegate: VideoCapturerDelegate {
         data.append(contentsOf: [1, 2, 3, 4, 5, 6, 7, 8])
         try data.write(to: URL(fileURLWithPath: path))
         let source = try Y4MFileSource(path: path, pace: .fast)
-        let delegate = CollectingDelegate()
-        source.delegate = delegate
-        source.startCapture()
-        delegate.waitForEnd()
-        source.stopCapture()
-        let copy = try #require(delegate.state.withLock { $0.frames.first })
+        let state = CollectingDelegate.capture(source, start: source.startCapture)
+        let copy = try #require(state.frames.first)
         #expect(copy.bytes == [1, 2, 3, 4, 5, 6, 7, 8, 128, 128, 128, 128])
     }
 
@@ -119,12 +116,7 @@ final class CollectingDelegate: VideoCapturerDelegate {
         try handle.truncate(atOffset: try handle.seekToEnd() - 100)
         try handle.close()
         let source = try Y4MFileSource(path: path, pace: .fast)
-        let delegate = CollectingDelegate()
-        source.delegate = delegate
-        source.startCapture()
-        delegate.waitForEnd()
-        source.stopCapture()
-        let state = delegate.state.withLock { $0 }
+        let state = CollectingDelegate.capture(source, start: source.startCapture)
         #expect(state.frames.count == 2)
         #expect("\(state.error!)" == "\(path): truncated: frame 2 has 284 of 384 bytes")
     }
