@@ -21,7 +21,8 @@ let package = Package(
         .target(name: "Capture", dependencies: [
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
-        ]),
+        ], resources: [.copy("V4L2/Fixtures")]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing"]),
     ],
     swiftLanguageModes: [.v6]
 )
