@@ -22,7 +22,7 @@ let package = Package(
             "MediaCore", "FrameProcessing", "CV4L2",
             .product(name: "Logging", package: "swift-log"),
         ], resources: [.copy("V4L2/Fixtures")]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "CV4L2"]),
     ],
     swiftLanguageModes: [.v6]
 )
