@@ -26,6 +26,24 @@ struct DiscoveryAndFormatTests {
         #expect(devices[0].sensorRotation == .deg90)
     }
 
+    @Test func looksUpACameraByPathAndRefusesOtherNodes() throws {
+        let system = FakeV4L2System(devices: [webcam, metadata])
+        let capturer = CameraVideoCapturer(backend: system)
+        #expect(try capturer.captureDevice(path: "/dev/video10").name == "USB Webcam")
+        #expect(throws: CameraCaptureError.notACamera(path: "/dev/video11")) {
+            try capturer.captureDevice(path: "/dev/video11")
+        }
+        #expect(throws: V4L2Error(operation: "open", path: "/dev/video5", code: ENOENT)) {
+            try capturer.captureDevice(path: "/dev/video5")
+        }
+        // Starting a node that is no camera fails cleanly too.
+        let notACamera = CameraDevice(uniqueID: "meta", name: "meta", driver: "uvcvideo", busInfo: "", path: "/dev/video11")
+        let format = CameraFormat(pixelFormat: .yuyv, width: 640, height: 480, frameRateRanges: [])
+        #expect(try start(capturer, device: notACamera, format: format, fps: 30) as? CameraCaptureError == .notACamera(path: "/dev/video11"))
+        capturer.stopCapture()
+        #expect(system.openFileCount == 0)
+    }
+
     @Test func reportsNodesItCannotOpenWithTheFix() {
         webcam.failOpens(with: EACCES)
         let discovery = CameraVideoCapturer(backend: FakeV4L2System(devices: [webcam, isp])).discoverDevices()

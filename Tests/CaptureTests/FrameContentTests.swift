@@ -31,8 +31,8 @@ struct FrameContentTests {
             let psnr = try #require(I420Transform.psnr(frame.buffer, reference))
             #expect(psnr >= minimumPSNR, "\(format) frame \(index): \(psnr) dB")
         }
-        // The pattern moves: consecutive frames are different pictures.
-        #expect(Set(indexes).count == indexes.count)
+        // The pattern moves (MJPEG cycles through its four fixture frames).
+        #expect(Set(indexes).count > 1)
     }
 
     @Test func mirrorsFramesOfTheConfiguredPositions() throws {

@@ -44,8 +44,6 @@ public struct FrameRateRange: Sendable, Hashable, Codable {
         self.minFPS = minFPS
         self.maxFPS = maxFPS
     }
-
-    public func contains(_ fps: Double) -> Bool { fps >= minFPS - 0.01 && fps <= maxFPS + 0.01 }
 }
 
 /// One pixel format at one size with the frame rates the driver offers there, the counterpart

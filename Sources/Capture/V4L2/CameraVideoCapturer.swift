@@ -100,6 +100,15 @@ public final class CameraVideoCapturer: VideoCapturer {
         return discovery
     }
 
+    /// The camera at `path` (`/dev/video0`), for a user who names the node.
+    public func captureDevice(path: String) throws -> CameraDevice {
+        let handle = try V4L2DeviceHandle(path: path, backend: backend)
+        guard let device = try handle.cameraDevice(persistentName: backend.persistentName(ofNode: path)) else {
+            throw CameraCaptureError.notACamera(path: path)
+        }
+        return device
+    }
+
     /// Every format × size × rate range the camera offers, native formats first.
     public func supportedFormats(for device: CameraDevice) throws(V4L2Error) -> [CameraFormat] {
         try V4L2DeviceHandle(path: device.path, backend: backend).supportedFormats()
@@ -140,11 +149,11 @@ public final class CameraVideoCapturer: VideoCapturer {
     ) {
         let next = V4L2CaptureSession(
             device: device, format: format, fps: fps, backend: backend, options: options, logger: logger, owner: self)
-        let previous = session.withLock { current in
-            defer { current = next }
-            return current
+        // Launching under the lock means a concurrent stop finds the new thread and waits for it.
+        session.withLock { current in
+            next.launch(after: current, completion: completion)
+            current = next
         }
-        next.launch(after: previous, completion: completion)
     }
 
     /// Starts capturing and returns once frames flow.

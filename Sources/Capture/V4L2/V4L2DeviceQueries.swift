@@ -16,12 +16,7 @@ extension V4L2DeviceHandle {
     /// capture and streaming, and must not be a memory-to-memory codec or scaler. Metadata
     /// nodes lack `V4L2_CAP_VIDEO_CAPTURE` and drop out with them.
     func cameraDevice(persistentName: String?) throws(V4L2Error) -> CameraDevice? {
-        var capability = v4l2_capability()
-        try ioctl(.querycap, &capability)
-        let caps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
-        let required = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
-        let memoryToMemory = UInt32(V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)
-        guard caps & required == required, caps & memoryToMemory == 0 else { return nil }
+        guard let capability = try cameraCapability() else { return nil }
         let busInfo = CString.decode(capability.bus_info)
         let orientation = try controlValue(CAMRTP_V4L2_CID_CAMERA_ORIENTATION)
         let position: CameraPosition = switch orientation {
@@ -35,6 +30,16 @@ extension V4L2DeviceHandle {
             name: CString.decode(capability.card), driver: CString.decode(capability.driver), busInfo: busInfo,
             path: path, position: position,
             sensorRotation: VideoRotation(degrees: -Int(counterClockwise)) ?? .deg0)
+    }
+
+    /// `VIDIOC_QUERYCAP`, or nil when the node cannot stream video frames.
+    func cameraCapability() throws(V4L2Error) -> v4l2_capability? {
+        var capability = v4l2_capability()
+        try ioctl(.querycap, &capability)
+        let caps = capability.capabilities & UInt32(V4L2_CAP_DEVICE_CAPS) != 0 ? capability.device_caps : capability.capabilities
+        let required = UInt32(V4L2_CAP_VIDEO_CAPTURE | V4L2_CAP_STREAMING)
+        let memoryToMemory = UInt32(V4L2_CAP_VIDEO_M2M | V4L2_CAP_VIDEO_M2M_MPLANE)
+        return caps & required == required && caps & memoryToMemory == 0 ? capability : nil
     }
 
     /// Every convertible pixel format × size with its rates (`VIDIOC_ENUM_FMT`,

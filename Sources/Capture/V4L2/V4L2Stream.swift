@@ -24,6 +24,7 @@ final class V4L2Stream {
 
     init(path: String, backend: any V4L2Backend, format: CameraFormat, fps: Double, bufferCount: Int) throws {
         handle = try V4L2DeviceHandle(path: path, backend: backend)
+        guard try handle.cameraCapability() != nil else { throw CameraCaptureError.notACamera(path: path) }
         var negotiated = v4l2_format()
         negotiated.type = V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue
         negotiated.fmt.pix.width = UInt32(format.width)
@@ -85,6 +86,9 @@ final class V4L2Stream {
             try handle.ioctl(.dequeueBuffer, &buffer)
         } catch where error.code == EAGAIN {
             return nil
+        }
+        guard handle.buffers.indices.contains(Int(buffer.index)) else {
+            throw V4L2Error(operation: V4L2Request.dequeueBuffer.name, path: handle.path, code: EINVAL)
         }
         return buffer
     }

@@ -258,8 +258,10 @@ public struct FakeV4L2Configuration: Sendable {
     }
 }
 
-/// The committed MJPEG fixture: four frames of the test pattern per size, encoded with
-/// ffmpeg's MJPEG encoder, so a decoded frame can be checked against the renderer.
+/// The committed MJPEG fixture: frames 0–3 of `TestPatternRenderer` per size, written as Y4M
+/// and encoded with `ffmpeg -i pattern.y4m -c:v mjpeg -strict -1 -q:v 4 -pix_fmt yuv420p
+/// pattern-WxH-%d.jpg` (limited range kept as is), so a decoded frame can be checked against
+/// the renderer.
 enum FakeMJPEGFrames {
     static let sizes = [FakeFrameSize(640, 480), FakeFrameSize(1280, 720)]
     static let framesPerSize = 4
