@@ -88,25 +88,26 @@ public struct FakeFormat: Sendable {
         pixelFormat.frameByteCount(width: size.width, height: size.height) ?? size.width * size.height * 2
     }
 
-    /// The whole rates offered at `size`, highest first, within the bus budget.
-    func rates(at size: FakeFrameSize) -> (fps: [Int], isContinuous: Bool) {
+    /// The rates offered at `size` within the bus budget: discrete ones highest first, or a
+    /// continuous range; nil when the budget allows none.
+    func rates(at size: FakeFrameSize) -> FakeFrameRates? {
         let budget = maxBytesPerSecond.map { $0 / max(1, bufferBytes(size)) } ?? .max
         switch frameRates {
         case .discrete(let rates):
-            return (rates.filter { $0 <= budget }.sorted(by: >), false)
+            let offered = rates.filter { $0 <= budget }.sorted(by: >)
+            return offered.isEmpty ? nil : .discrete(offered)
         case .continuous(let low, let high):
-            let top = min(high, budget)
-            return (top >= low ? [top, low] : [], true)
+            return min(high, budget) >= low ? .continuous(minFPS: low, maxFPS: min(high, budget)) : nil
         }
     }
 
-    /// The offered rate nearest to `fps`.
+    /// The offered rate nearest to `fps`, as a driver's `S_PARM` picks it.
     func nearestRate(to fps: Double, at size: FakeFrameSize) -> Int? {
-        let offered = rates(at: size)
-        if offered.isContinuous, let high = offered.fps.first, let low = offered.fps.last {
-            return min(max(Int(fps.rounded()), low), high)
+        switch rates(at: size) {
+        case .discrete(let rates): rates.min { abs(Double($0) - fps) < abs(Double($1) - fps) }
+        case .continuous(let low, let high): min(max(Int(fps.rounded()), low), high)
+        case nil: nil
         }
-        return offered.fps.min { abs(Double($0) - fps) < abs(Double($1) - fps) }
     }
 }
 

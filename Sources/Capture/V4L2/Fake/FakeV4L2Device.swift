@@ -236,7 +236,12 @@ struct FakeDeviceState {
         case .stepwise(_, let high, _, _), .continuous(_, let high): high
         }
         size = configuration.forcedSize ?? firstSize
-        fps = format.rates(at: size).fps.first ?? 30
+        // Drivers start at their fastest rate for the default size.
+        fps = switch format.rates(at: size) {
+        case .discrete(let rates): rates[0]
+        case .continuous(_, let high): high
+        case nil: 1
+        }
         controls = configuration.controls
     }
 
@@ -408,17 +413,18 @@ struct FakeDeviceState {
             throw SystemErrno(EINVAL)
         }
         let index = Int(entry.pointee.index)
-        let offered = format.rates(at: size)
-        if offered.isContinuous {
-            guard index == 0, let high = offered.fps.first, let low = offered.fps.last else { throw SystemErrno(EINVAL) }
+        switch format.rates(at: size) {
+        case .discrete(let rates) where rates.indices.contains(index):
+            entry.pointee.type = V4L2_FRMIVAL_TYPE_DISCRETE.rawValue
+            entry.pointee.discrete = v4l2_fract(numerator: 1, denominator: UInt32(rates[index]))
+        case .continuous(let low, let high) where index == 0:
+            // Intervals are seconds per frame: the shortest interval is the highest rate.
             entry.pointee.type = V4L2_FRMIVAL_TYPE_CONTINUOUS.rawValue
             entry.pointee.stepwise = v4l2_frmival_stepwise(
                 min: v4l2_fract(numerator: 1, denominator: UInt32(high)), max: v4l2_fract(numerator: 1, denominator: UInt32(low)),
                 step: v4l2_fract(numerator: 1, denominator: 1))
-        } else {
-            guard offered.fps.indices.contains(index) else { throw SystemErrno(EINVAL) }
-            entry.pointee.type = V4L2_FRMIVAL_TYPE_DISCRETE.rawValue
-            entry.pointee.discrete = v4l2_fract(numerator: 1, denominator: UInt32(offered.fps[index]))
+        default:
+            throw SystemErrno(EINVAL)
         }
     }
 
