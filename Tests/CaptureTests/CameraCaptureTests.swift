@@ -140,6 +140,18 @@ struct CameraCaptureTests {
         capturer.stopCapture()
     }
 
+    @Test func refusesARateThatIsNoRate() throws {
+        let system = FakeV4L2System()
+        let (capturer, _) = makeCapturer(system)
+        let (device, format) = try pick(capturer, .yuyv, 640, 480)
+        for fps in [0, -5, Double.nan, 5000] {
+            let error = try start(capturer, device: device, format: format, fps: fps) as? CameraCaptureError
+            #expect(error?.description.contains("is not a frame rate") == true)
+        }
+        capturer.stopCapture()
+        #expect(system.openFileCount == 0)
+    }
+
     @Test func tellsTheUserToJoinTheVideoGroupOnEACCES() throws {
         let camera = FakeV4L2Device()
         let system = FakeV4L2System(devices: [camera])

@@ -43,6 +43,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
     case unsupportedPixelFormat(path: String, fourcc: String)
     /// `stopCapture` came before the start finished.
     case stoppedBeforeStart(path: String)
+    /// A frame rate that is not a positive number up to 1000.
+    case invalidFrameRate(Double)
 
     public var description: String {
         switch self {
@@ -54,6 +56,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
             "CameraCaptureError: \(path) delivers \(fourcc), which camrtp cannot convert"
         case .stoppedBeforeStart(let path):
             "CameraCaptureError: capture on \(path) was stopped before it started"
+        case .invalidFrameRate(let fps):
+            "CameraCaptureError: \(fps) fps is not a frame rate; use a positive number up to 1000"
         }
     }
 }

@@ -23,6 +23,7 @@ final class V4L2Stream {
     private var isStreaming = false
 
     init(path: String, backend: any V4L2Backend, format: CameraFormat, fps: Double, bufferCount: Int) throws {
+        guard fps > 0, fps <= 1000 else { throw CameraCaptureError.invalidFrameRate(fps) }
         handle = try V4L2DeviceHandle(path: path, backend: backend)
         guard try handle.cameraCapability() != nil else { throw CameraCaptureError.notACamera(path: path) }
         var negotiated = v4l2_format()

@@ -20,7 +20,8 @@ public enum FakeTimestampFault: Sendable {
 /// `QUERYMENU`, `G/S_CTRL`; `mmap` of real memory; `poll`). Frames are produced at the set rate
 /// while streaming: the moving test pattern converted to the format, or the MJPEG fixture.
 /// Faults are injected on demand, and open files and mappings are counted so that tests can
-/// prove nothing leaks.
+/// prove nothing leaks. Descriptors behave as opened with `O_NONBLOCK` (an empty `DQBUF` is
+/// `EAGAIN`), which is how the capturer opens them.
 public final class FakeV4L2Device: Sendable {
     public let configuration: FakeV4L2Configuration
     private let state: Mutex<FakeDeviceState>
@@ -281,7 +282,9 @@ struct FakeDeviceState {
             let frames = FakeMJPEGFrames.frames(at: size)
             let frame = frames.isEmpty ? [] : frames[Int(sequence) % frames.count]
             bytes = min(frame.count, memory.length)
-            frame.withUnsafeBytes { memory.pointer.copyMemory(from: $0.baseAddress!, byteCount: bytes) }
+            frame.withUnsafeBytes { jpeg in
+                UnsafeMutableRawBufferPointer(start: memory.pointer, count: bytes).copyMemory(from: UnsafeRawBufferPointer(rebasing: jpeg[..<bytes]))
+            }
         } else {
             let (picture, renderer) = patternCanvas()
             renderer.render(index: Int(sequence), into: picture)
