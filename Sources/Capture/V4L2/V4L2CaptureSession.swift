@@ -58,6 +58,18 @@ final class V4L2CaptureSession: @unchecked Sendable {
     }
 
     private func run(completion: (@Sendable ((any Error)?) -> Void)?) {
+        let failure = streamUntilStopped(completion: completion)
+        // The device is released by now, so a delegate that restarts on failure finds it free.
+        owner?.updateStatus { $0?.isRunning = false }
+        if let failure, let owner, !isStopRequested {
+            logger.info("camera capture failed", metadata: ["device": "\(device.path)", "error": "\(failure)"])
+            owner.delegate?.capturer(owner, didFail: failure)
+        }
+    }
+
+    /// Opens and configures the device, reports the start, and captures until stopped; returns
+    /// the run-time error that ended capture, if one did. The stream is freed on return.
+    private func streamUntilStopped(completion: (@Sendable ((any Error)?) -> Void)?) -> (any Error)? {
         let stream: V4L2Stream
         do {
             stream = try V4L2Stream(
@@ -65,11 +77,11 @@ final class V4L2CaptureSession: @unchecked Sendable {
         } catch {
             logger.info("camera start failed", metadata: ["device": "\(device.path)", "error": "\(error)"])
             completion?(error)
-            return
+            return nil
         }
         guard !isStopRequested else {
             completion?(CameraCaptureError.stoppedBeforeStart(path: device.path))
-            return
+            return nil
         }
         logger.info("camera streaming", metadata: [
             "device": "\(device.path)", "format": "\(FourCC.string(stream.pixelFormat.fourcc)) \(stream.width)x\(stream.height)",
@@ -79,11 +91,10 @@ final class V4L2CaptureSession: @unchecked Sendable {
         completion?(nil)
         do {
             try captureFrames(from: stream)
+            return nil
         } catch {
-            logger.info("camera capture failed", metadata: ["device": "\(device.path)", "error": "\(error)"])
-            if let owner, !isStopRequested { owner.delegate?.capturer(owner, didFail: error) }
+            return error
         }
-        owner?.updateStatus { $0?.isRunning = false }
     }
 
     /// poll → DQBUF → convert → QBUF → deliver, until stopped, unplugged or stalled.
