@@ -35,6 +35,26 @@ struct FrameContentTests {
         #expect(Set(indexes).count > 1)
     }
 
+    /// ISPs pad rows (`bytesperline` > width × bytes per pixel); the padding must be skipped.
+    @Test(arguments: [PixelFormat.yuyv, .uyvy, .nv12, .nv21, .i420, .rgb24])
+    func skipsRowPadding(format: PixelFormat) throws {
+        let padded = FakeV4L2Device(FakeV4L2Configuration(
+            formats: [FakeFormat(format, sizes: .discrete([FakeFrameSize(320, 240)]), frameRates: .discrete([30]))],
+            rowPaddingPixels: 64))
+        let (capturer, delegate) = makeCapturer(FakeV4L2System(devices: [padded]))
+        let (device, cameraFormat) = try pick(capturer, format, 320, 240)
+        #expect(try start(capturer, device: device, format: cameraFormat, fps: 30) == nil)
+        #expect(delegate.wait { $0.frames.count >= 2 })
+        capturer.stopCapture()
+        for frame in delegate.snapshot.frames {
+            let index = try #require(TestPatternRenderer.readIndex(from: frame.buffer))
+            let reference = I420Buffer(width: 320, height: 240)
+            TestPatternRenderer(width: 320, height: 240).render(index: index, into: reference)
+            let psnr = try #require(I420Transform.psnr(frame.buffer, reference))
+            #expect(psnr >= (format == .rgb24 ? 25 : 128), "\(format): \(psnr) dB")
+        }
+    }
+
     @Test func mirrorsFramesOfTheConfiguredPositions() throws {
         let front = FakeV4L2Device(FakeV4L2Configuration(controls: [FakeControl.orientation(.front)]))
         let (capturer, delegate) = makeCapturer(

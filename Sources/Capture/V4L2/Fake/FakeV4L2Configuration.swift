@@ -213,13 +213,17 @@ public struct FakeV4L2Configuration: Sendable {
     public var forcedSize: FakeFrameSize?
     /// False for a driver that stamps buffers `V4L2_BUF_FLAG_TIMESTAMP_COPY` instead of monotonic time.
     public var monotonicTimestamps: Bool
+    /// Pixels of padding after each row of raw formats (an even number), as ISPs align
+    /// `bytesperline`; chroma rows are padded in proportion.
+    public var rowPaddingPixels: Int
 
     public init(
         path: String = "/dev/video0", card: String = "camrtp fake camera", busInfo: String? = nil,
         kind: Kind = .videoCapture, persistentName: String? = nil, formats: [FakeFormat] = FakeV4L2Configuration.webcamFormats,
         controls: [FakeControl] = FakeControl.webcamControls, ignoresFrameRate: Bool = false,
-        forcedSize: FakeFrameSize? = nil, monotonicTimestamps: Bool = true
+        forcedSize: FakeFrameSize? = nil, monotonicTimestamps: Bool = true, rowPaddingPixels: Int = 0
     ) {
+        precondition(rowPaddingPixels >= 0 && rowPaddingPixels % 2 == 0, "row padding must be even")
         self.path = path
         self.card = card
         self.busInfo = busInfo ?? "platform:camrtp-fake-\(URL(fileURLWithPath: path).lastPathComponent)"
@@ -230,6 +234,7 @@ public struct FakeV4L2Configuration: Sendable {
         self.ignoresFrameRate = ignoresFrameRate
         self.forcedSize = forcedSize
         self.monotonicTimestamps = monotonicTimestamps
+        self.rowPaddingPixels = rowPaddingPixels
     }
 
     /// A UVC webcam on USB 2: YUYV everywhere but slow above VGA, MJPEG fast, and a YU12 that

@@ -220,6 +220,8 @@ struct FakeDeviceState {
     var lastTimestampNs: Int64 = 0
     var mappings: [UInt: FakeBufferMemory] = [:]
     var canvas: (I420Buffer, TestPatternRenderer)?
+    /// A tightly packed frame, spread out into padded rows when the device pads.
+    var tight: [UInt8] = []
 
     var ioctlFaults: [UInt: [Int32]] = [:]
     var pollFaults: [Int32] = []
@@ -288,8 +290,7 @@ struct FakeDeviceState {
         } else {
             let (picture, renderer) = patternCanvas()
             renderer.render(index: Int(sequence), into: picture)
-            bytes = (try? PixelConverter.convertFromI420(
-                picture, to: format.pixelFormat, into: UnsafeMutableRawBufferPointer(start: memory.pointer, count: memory.length))) ?? 0
+            bytes = writeRaw(picture, into: UnsafeMutableRawBufferPointer(start: memory.pointer, count: memory.length))
         }
         var flags = UInt32(configuration.monotonicTimestamps ? V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC : V4L2_BUF_FLAG_TIMESTAMP_COPY)
         if errorFrames > 0 {
@@ -312,6 +313,49 @@ struct FakeDeviceState {
         buffers[index].flags = flags
         buffers[index].sequence = sequence
         buffers[index].timestampNs = timestampNs
+    }
+
+    /// Pixels per row in memory, padding included.
+    var rowPixels: Int {
+        format.pixelFormat.isCompressed ? size.width : size.width + configuration.rowPaddingPixels
+    }
+
+    /// Bytes one frame takes in a buffer, padding included (`sizeimage`).
+    var frameBytes: Int {
+        format.pixelFormat.frameByteCount(width: rowPixels, height: size.height) ?? format.bufferBytes(size)
+    }
+
+    /// Writes `picture` in the current raw format with the configured row padding; returns the
+    /// bytes used. libyuv writes tight rows, which are then spread out plane by plane.
+    private mutating func writeRaw(_ picture: I420Buffer, into memory: UnsafeMutableRawBufferPointer) -> Int {
+        let pixelFormat = format.pixelFormat
+        guard configuration.rowPaddingPixels > 0 else {
+            return (try? PixelConverter.convertFromI420(picture, to: pixelFormat, into: memory)) ?? 0
+        }
+        let tightBytes = pixelFormat.frameByteCount(width: size.width, height: size.height) ?? 0
+        if tight.count != tightBytes { tight = [UInt8](repeating: 0, count: tightBytes) }
+        guard (try? tight.withUnsafeMutableBytes({ try PixelConverter.convertFromI420(picture, to: pixelFormat, into: $0) })) != nil,
+              frameBytes <= memory.count else { return 0 }
+        let chroma = (width: (size.width + 1) / 2, height: (size.height + 1) / 2, padded: (rowPixels + 1) / 2)
+        let perPixel = pixelFormat.firstPlaneBytesPerPixel
+        // Each plane as (bytes per tight row, rows, bytes per padded row), in memory order.
+        let planes: [(Int, Int, Int)] = switch pixelFormat {
+        case .i420: [(size.width, size.height, rowPixels), (chroma.width, chroma.height, chroma.padded), (chroma.width, chroma.height, chroma.padded)]
+        case .nv12, .nv21: [(size.width, size.height, rowPixels), (2 * chroma.width, chroma.height, 2 * chroma.padded)]
+        case .yuyv, .uyvy, .rgb24, .bgra, .mjpeg: [(perPixel * size.width, size.height, perPixel * rowPixels)]
+        }
+        var source = 0, destination = 0
+        tight.withUnsafeBytes { tight in
+            for (rowBytes, rows, paddedBytes) in planes {
+                for _ in 0..<rows {
+                    UnsafeMutableRawBufferPointer(rebasing: memory[destination..<(destination + rowBytes)])
+                        .copyMemory(from: UnsafeRawBufferPointer(rebasing: tight[source..<(source + rowBytes)]))
+                    source += rowBytes
+                    destination += paddedBytes
+                }
+            }
+        }
+        return frameBytes
     }
 
     /// The picture and renderer for the current size, made once per size.
@@ -438,8 +482,8 @@ struct FakeDeviceState {
         pix.height = UInt32(size.height)
         pix.pixelformat = format.pixelFormat.fourcc
         pix.field = V4L2_FIELD_NONE.rawValue
-        pix.bytesperline = UInt32(format.pixelFormat.firstPlaneBytesPerPixel * size.width)
-        pix.sizeimage = UInt32(format.bufferBytes(size))
+        pix.bytesperline = UInt32(format.pixelFormat.firstPlaneBytesPerPixel * rowPixels)
+        pix.sizeimage = UInt32(frameBytes)
         pix.colorspace = V4L2_COLORSPACE_SRGB.rawValue
         value.pointee.fmt.pix = pix
     }
@@ -488,7 +532,7 @@ struct FakeDeviceState {
             return
         }
         let count = min(max(Int(request.pointee.count), 2), 8)
-        let length = (format.bufferBytes(size) + 4095) & ~4095
+        let length = (frameBytes + 4095) & ~4095
         buffers = (0..<count).map { _ in Buffer(memory: FakeBufferMemory(length: length)) }
         request.pointee.count = UInt32(count)
         request.pointee.capabilities = UInt32(V4L2_BUF_CAP_SUPPORTS_MMAP)
