@@ -188,10 +188,13 @@ final class V4L2CaptureSession: @unchecked Sendable {
                     rowPixels: rowPixels, into: picture)
                 return true
             }
-            if mirrorScratch?.width != stream.width || mirrorScratch?.height != stream.height {
-                mirrorScratch = I420Buffer(width: stream.width, height: stream.height)
+            let scratch: I420Buffer
+            if let existing = mirrorScratch, existing.width == stream.width, existing.height == stream.height {
+                scratch = existing
+            } else {
+                scratch = I420Buffer(width: stream.width, height: stream.height)
+                mirrorScratch = scratch
             }
-            guard let scratch = mirrorScratch else { return false }
             try PixelConverter.convertToI420(
                 sample, format: stream.pixelFormat, width: stream.width, height: stream.height,
                 rowPixels: rowPixels, into: scratch)
