@@ -26,7 +26,7 @@ let package = Package(
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
-        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
+        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("V4L2/Fixtures")]),
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
@@ -47,6 +47,7 @@ let package = Package(
         .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "Transport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "CV4L2"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP"]),

@@ -1,0 +1,109 @@
+import Foundation
+import Logging
+import MediaCore
+
+/// A bad `fake-camera` spec.
+public struct FakeCameraSpecError: Error, CustomStringConvertible, Sendable, Equatable {
+    public let spec: String
+    public let problem: String
+
+    public var description: String {
+        "FakeCameraSpecError: '\(spec)' \(problem); expected FOURCC[:WxH[@FPS]] such as MJPG:1280x720@30 or YUYV"
+    }
+}
+
+/// What `--source fake-camera[:FOURCC[:WxH[@FPS]]]` asks for, as Chromium's
+/// `--use-fake-device-for-media-stream` does: one fake camera offering exactly this format.
+public struct FakeCameraSpec: Sendable, Equatable {
+    public var pixelFormat: PixelFormat
+    public var width: Int
+    public var height: Int
+    public var fps: Int
+
+    public init(pixelFormat: PixelFormat = .yuyv, width: Int = 640, height: Int = 480, fps: Int = 30) {
+        self.pixelFormat = pixelFormat
+        self.width = width
+        self.height = height
+        self.fps = fps
+    }
+
+    /// Parses `FOURCC[:WxH[@FPS]]`; the size defaults to 640x480 and the rate to 30.
+    public init(parsing spec: String) throws(FakeCameraSpecError) {
+        self.init()
+        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        guard (1...2).contains(parts.count), parts[0].utf8.count == 4 else {
+            throw FakeCameraSpecError(spec: spec, problem: "is not of the form FOURCC[:WxH[@FPS]]")
+        }
+        // First character in the low byte, as V4L2 stores fourccs.
+        let code = parts[0].utf8.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
+        guard let format = PixelFormat(fourcc: code) else {
+            let known = PixelFormat.allCases.map { FourCC.string($0.fourcc) }.joined(separator: ", ")
+            throw FakeCameraSpecError(spec: spec, problem: "names no pixel format camrtp converts (one of \(known))")
+        }
+        pixelFormat = format
+        if parts.count == 2 {
+            let sizeAndRate = parts[1].split(separator: "@", omittingEmptySubsequences: false).map(String.init)
+            let dimensions = sizeAndRate[0].split(separator: "x", omittingEmptySubsequences: false).compactMap { Int($0) }
+            guard sizeAndRate.count <= 2, dimensions.count == 2 else {
+                throw FakeCameraSpecError(spec: spec, problem: "has a size that is not WxH")
+            }
+            width = dimensions[0]
+            height = dimensions[1]
+            if sizeAndRate.count == 2 {
+                guard let rate = Int(sizeAndRate[1]) else {
+                    throw FakeCameraSpecError(spec: spec, problem: "has a rate that is not a whole number")
+                }
+                fps = rate
+            }
+        }
+        guard (16...3840).contains(width), (16...2160).contains(height), width % 2 == 0, height % 2 == 0 else {
+            throw FakeCameraSpecError(spec: spec, problem: "has a size outside 16x16...3840x2160 or not even")
+        }
+        guard (1...120).contains(fps) else {
+            throw FakeCameraSpecError(spec: spec, problem: "has a rate outside 1...120 fps")
+        }
+        let fixtureSize = FakeFrameSize(width, height)
+        guard format != .mjpeg || FakeMJPEGFrames.sizes.contains(fixtureSize) else {
+            let sizes = FakeMJPEGFrames.sizes.map(\.description).joined(separator: ", ")
+            throw FakeCameraSpecError(spec: spec, problem: "asks for MJPEG at \(fixtureSize); fake MJPEG frames exist at \(sizes)")
+        }
+    }
+
+    /// A device at `path` offering exactly this format, size and rate.
+    public func configuration(path: String = "/dev/video0") -> FakeV4L2Configuration {
+        FakeV4L2Configuration(
+            path: path, card: "camrtp fake camera (\(FourCC.string(pixelFormat.fourcc)) \(width)x\(height)@\(fps))",
+            formats: [FakeFormat(pixelFormat, sizes: .discrete([FakeFrameSize(width, height)]), frameRates: .discrete([fps]))])
+    }
+}
+
+/// A ready-to-start capturer over one fake camera: the real V4L2 capture code, no hardware.
+public struct FakeCamera: Sendable {
+    public let capturer: CameraVideoCapturer
+    public let system: FakeV4L2System
+    public let device: CameraDevice
+    public let format: CameraFormat
+    public let fps: Double
+
+    /// Builds the fake camera `spec` describes, discovers it and picks its format as an
+    /// application would.
+    public init(
+        spec: FakeCameraSpec, options: CameraCaptureOptions = CameraCaptureOptions(),
+        logger: Logger = Logger(label: "camrtp.camera")
+    ) throws {
+        system = FakeV4L2System(devices: [FakeV4L2Device(spec.configuration())])
+        capturer = CameraVideoCapturer(backend: system, options: options, logger: logger)
+        let discovery = capturer.discoverDevices()
+        guard let device = discovery.devices.first else {
+            throw discovery.failures.first ?? V4L2Error(operation: "open", path: spec.configuration().path, code: ENODEV)
+        }
+        let formats = try capturer.supportedFormats(for: device)
+        guard let format = CameraFormatSelection.closestFormat(
+            in: formats, width: spec.width, height: spec.height, frameRate: Double(spec.fps)) else {
+            throw CameraCaptureError.unsupportedPixelFormat(path: device.path, fourcc: FourCC.string(spec.pixelFormat.fourcc))
+        }
+        self.device = device
+        self.format = format
+        fps = CameraFormatSelection.frameRate(for: format, limit: Double(spec.fps))
+    }
+}
