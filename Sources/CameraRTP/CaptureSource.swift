@@ -13,11 +13,15 @@ public struct CaptureSource: Sendable {
     public let summary: String
     /// True for sources that can run flat out (`--pace fast`): files and the test pattern.
     public let canRunFast: Bool
-    let start: @Sendable () throws -> Void
+    /// True when frames carry a camera's clock, which `TimestampAligner` maps onto ours.
+    public let hasCameraClock: Bool
+    /// Starts capture; calls back once frames flow, or with the error that stopped it.
+    public typealias Start = @Sendable (_ completion: @escaping @Sendable ((any Error)?) -> Void) -> Void
+    let start: Start
 
     public init(
         capturer: any VideoCapturer, width: Int, height: Int, fps: Double, summary: String, canRunFast: Bool,
-        start: @escaping @Sendable () throws -> Void
+        hasCameraClock: Bool = false, start: @escaping Start
     ) {
         self.capturer = capturer
         self.width = width
@@ -25,6 +29,7 @@ public struct CaptureSource: Sendable {
         self.fps = fps
         self.summary = summary
         self.canRunFast = canRunFast
+        self.hasCameraClock = hasCameraClock
         self.start = start
     }
 
@@ -33,7 +38,11 @@ public struct CaptureSource: Sendable {
         let source = TestPatternSource(width: width, height: height, fps: fps, pace: pace, rotation: rotation)
         return CaptureSource(
             capturer: source, width: width, height: height, fps: fps,
-            summary: "test pattern \(width)x\(height) @ \(formatRate(fps)) fps", canRunFast: true, start: source.startCapture)
+            summary: "test pattern \(width)x\(height) @ \(formatRate(fps)) fps", canRunFast: true,
+            start: { completion in
+                source.startCapture()
+                completion(nil)
+            })
     }
 
     /// A Y4M file, checked before anything streams.
@@ -43,7 +52,33 @@ public struct CaptureSource: Sendable {
         return CaptureSource(
             capturer: source, width: header.width, height: header.height, fps: header.frameRate,
             summary: "\(path) \(header.width)x\(header.height) @ \(formatRate(header.frameRate)) fps\(loop ? ", looping" : "")",
-            canRunFast: true, start: source.startCapture)
+            canRunFast: true,
+            start: { completion in
+                source.startCapture()
+                completion(nil)
+            })
+    }
+}
+
+extension CaptureSource {
+    /// A V4L2 camera in the format closest to `size` (1280×720 when nil) at up to `fpsLimit`
+    /// (30 when nil), as WebRTC's capture controller picks them.
+    public static func camera(
+        _ capturer: CameraVideoCapturer, device: CameraDevice, size: (width: Int, height: Int)?, fpsLimit: Double?
+    ) throws -> CaptureSource {
+        let target = size ?? (1280, 720)
+        let formats = try capturer.supportedFormats(for: device)
+        guard let format = CameraFormatSelection.closestFormat(
+            in: formats, width: target.width, height: target.height,
+            frameRate: fpsLimit ?? CameraFormatSelection.defaultFrameRate) else {
+            throw CameraCaptureError.unsupportedPixelFormat(path: device.path, fourcc: "any")
+        }
+        let fps = CameraFormatSelection.frameRate(for: format, limit: fpsLimit)
+        return CaptureSource(
+            capturer: capturer, width: format.width, height: format.height, fps: fps,
+            summary: "\(device.name) (\(device.path)) \(FourCC.string(format.pixelFormat.fourcc)) \(format.width)x\(format.height) @ \(formatRate(fps)) fps",
+            canRunFast: false, hasCameraClock: true,
+            start: { completion in capturer.startCapture(device: device, format: format, fps: fps, completion: completion) })
     }
 }
 

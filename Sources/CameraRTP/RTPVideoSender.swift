@@ -14,6 +14,7 @@ import Transport
 public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
     public let plan: SessionPlan
     public let ssrc: UInt32
+    private static let byeGraceNs: Int64 = 200_000_000
     private let logger: Logger
     private let queue = FrameQueue()
     private var thread: MediaThread?
@@ -82,7 +83,12 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
             case .timeout:
                 break
             case .closed:
-                if reportState.packetCount > 0 { sendReport(bye: true) }
+                if reportState.packetCount > 0 {
+                    // BYE travels on the RTCP socket and receivers such as ffmpeg end the stream on
+                    // it; a moment's grace lets the last frame's packets be read first.
+                    MonotonicClock.sleep(untilNs: reportState.lastSendNs + Self.byeGraceNs)
+                    sendReport(bye: true)
+                }
                 queue.transportStatistics = rtpTransport.statistics
                 return
             }
@@ -111,7 +117,7 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
         rtpTransport.send(batch)
         let sentNs = MonotonicClock.nowNs()
         stats?.frameSent(packets: batch.count, bytes: bytes, latencyNs: sentNs - frame.timestampNs)
-        reportState.record(packets: batch.count, payloadOctets: frame.data.count)
+        reportState.record(packets: batch.count, payloadOctets: frame.data.count, sentNs: sentNs)
         queue.transportStatistics = rtpTransport.statistics
     }
 
@@ -130,7 +136,7 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
                 stats?.controlSent(packets: 1, bytes: length)
             }
         } catch {
-            logger.warning("RTCP sender report not sent: \(error)")
+            logger.info("RTCP sender report not sent: \(error)")
         }
     }
 }
@@ -139,10 +145,12 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
 struct SenderReportState {
     var packetCount = 0
     var octetCount = 0
+    var lastSendNs: Int64 = 0
 
-    mutating func record(packets: Int, payloadOctets: Int) {
+    mutating func record(packets: Int, payloadOctets: Int, sentNs: Int64) {
         packetCount += packets
         octetCount += payloadOctets
+        lastSendNs = sentNs
     }
 }
 

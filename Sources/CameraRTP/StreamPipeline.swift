@@ -49,7 +49,9 @@ public final class StreamPipeline: Sendable {
         mailbox = FrameMailbox(lossless: configuration.pace == .fast)
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         intake = FrameIntake(mailbox: mailbox, stats: stats, frameLimit: configuration.frameLimit)
-        videoSource = VideoSource(options: configuration.adaptation)
+        var adaptation = configuration.adaptation
+        adaptation.alignTimestamps = adaptation.alignTimestamps || source.hasCameraClock
+        videoSource = VideoSource(options: adaptation)
         if configuration.outputSize != nil || configuration.maxFps != nil {
             videoSource.adaptOutputFormat(
                 resolution: configuration.outputSize.map { .exact(width: $0.width, height: $0.height) },
@@ -69,22 +71,38 @@ public final class StreamPipeline: Sendable {
         encoder.setBitrate(kbps: kbps)
     }
 
-    /// Starts capture, encoding and the control thread. Throws if the source cannot start.
+    /// Starts capture, encoding and the control thread, and returns once frames flow. Throws
+    /// (after stopping everything) if the source cannot start. Blocks while a camera opens, so
+    /// call it from a thread of your own; `run()` is the form for async code.
     public func start() throws {
+        let started = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        launch { error in
+            failure.withLock { $0 = error }
+            started.signal()
+        }
+        started.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    /// Starts the threads and the source; `completion` gets the source's start result, after the
+    /// pipeline has stopped if it failed.
+    private func launch(completion: @escaping @Sendable ((any Error)?) -> Void) {
         stats.markStarted()
         encodeThread.withLock { $0 = MediaThread(name: "camrtp.encode") { self.encodeLoop() } }
         // The control thread ends the pipeline and signals `waitUntilStopped`; nobody joins it.
         _ = MediaThread(name: "camrtp.control", joinable: false) { self.controlLoop() }
         source.capturer.delegate = videoSource
-        do {
-            try source.start()
-        } catch {
-            fail(error)
-            waitUntilStopped()
-            throw error
+        source.start { error in
+            guard let error else {
+                self.emit(.started)
+                self.logger.info("streaming \(self.source.summary)")
+                completion(nil)
+                return
+            }
+            self.fail(error)
+            self.control.whenStopped { completion(error) }
         }
-        emit(.started)
-        logger.info("streaming \(source.summary)")
     }
 
     /// Asks the pipeline to stop; returns at once. Safe from any thread, any number of times.
@@ -110,7 +128,11 @@ public final class StreamPipeline: Sendable {
     /// Runs until the source ends, a limit is reached, an error occurs, or the task is cancelled;
     /// then returns the final figures, or throws the error that stopped it.
     public func run() async throws -> StatsSnapshot {
-        try start()
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            launch { error in
+                if let error { continuation.resume(throwing: error) } else { continuation.resume() }
+            }
+        }
         await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
                 control.whenStopped { continuation.resume() }
@@ -124,7 +146,7 @@ public final class StreamPipeline: Sendable {
 
     func fail(_ error: any Error) {
         if control.recordFailure(error) {
-            logger.error("\(error)")
+            logger.info("stopping on error: \(error)")
             emit(.error("\(error)"))
         }
         requestStop()

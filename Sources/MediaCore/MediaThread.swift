@@ -1,10 +1,13 @@
 import Foundation
+import Synchronization
 
 /// A named thread that camrtp owns, for the blocking C calls (poll, libvpx, sendmmsg) that must
 /// stay off the Swift concurrency pool. `join()` waits for the body to return.
 public final class MediaThread: Sendable {
     private let thread: pthread_t
     private let joinable: Bool
+    /// Held for the length of the join, so a second caller waits for the first and then returns.
+    private let joined = Mutex(false)
 
     /// Starts `body` at once on a new thread called `name` (up to 15 characters show in `top`).
     /// A thread that is not `joinable` frees itself when its body returns.
@@ -26,11 +29,15 @@ public final class MediaThread: Sendable {
     /// True when called from this thread's body.
     public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 
-    /// Waits for the thread's body to return. Call it once; from the thread itself, or for a thread
-    /// that is not joinable, it returns at once.
+    /// Waits for the thread's body to return. Any number of callers may join; from the thread
+    /// itself, or for a thread that is not joinable, it returns at once.
     public func join() {
         guard joinable, !isCurrent else { return }
-        pthread_join(thread, nil)
+        joined.withLock { joined in
+            guard !joined else { return }
+            pthread_join(thread, nil)
+            joined = true
+        }
     }
 }
 

@@ -12,7 +12,8 @@ struct EncoderOptions: ParsableArguments {
         valueName: "seconds"))
     var keyframeInterval: Double = 2
 
-    @Option(help: ArgumentHelp(
+    // Unconditional, so that the usual negative values read as values, not flags.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "libvpx cpu-used, -16...16: -6 (the default, as WebRTC on x86) is fast; values nearer 0 are slower and look better.",
         valueName: "n"))
     var cpuUsed: Int = -6

@@ -35,7 +35,7 @@ struct LoopbackCommand: CamrtpCommand {
 
     func execute() async throws {
         let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps))
-        let source = try input.makeSource(defaultPace: .realtime)
+        let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let sender = try RTPVideoSender(plan: plan)
         let sdpPath = sdp ?? NSTemporaryDirectory() + "camrtp-loopback-\(getpid()).sdp"
         try SDPFile.write(plan, to: sdpPath)
@@ -70,7 +70,9 @@ struct LoopbackCommand: CamrtpCommand {
         guard receiver.kind == .ffmpeg else { return }
         let report = receiver.report
         var line = "decoded by ffmpeg: \(report.frames) frames of \(report.width)x\(report.height)"
-        if let first = report.indices.min(), let last = report.indices.max() {
+        // Frame numbers are readable only from an upright, unmirrored test pattern.
+        let carriesFrameNumbers = if case .testPattern = try input.spec { input.rotation == 0 && !adapt.mirror } else { false }
+        if carriesFrameNumbers, let first = report.indices.min(), let last = report.indices.max() {
             let missing = last - first + 1 - report.indices.count
             line += "; test-pattern frames \(first)...\(last), \(missing == 0 ? "none" : String(missing)) missing"
         }

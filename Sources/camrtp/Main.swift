@@ -34,7 +34,16 @@ struct Main {
         case let error as CLIError:
             say(error.message)
             return error.kind == .usage ? 2 : 1
-        case is Y4MError, is SourceSpecError, is IVFError, is EndpointError, is SRTPKeyError, is VP8PayloaderError:
+        case is Y4MError, is SourceSpecError, is IVFError, is EndpointError, is SRTPKeyError, is VP8PayloaderError,
+             is FakeCameraSpecError, is CameraControlError:
+            say("\(error)")
+            return 2
+        case let error as CameraCaptureError:
+            say("\(error)")
+            if case .stalled = error { return 1 }
+            return 2
+        case let error as V4L2Error where [ENOENT, EACCES, ENOTTY].contains(error.code):
+            // A node that is missing, not ours to open, or not a camera: the user can fix the input.
             say("\(error)")
             return 2
         case is VPXError:

@@ -28,7 +28,7 @@ struct RecordCommand: CamrtpCommand {
         guard FileManager.default.createFile(atPath: out, contents: nil) else {
             throw CLIError.usage("--out \(out): cannot create the file (check the folder exists and is writable)")
         }
-        let source = try input.makeSource(defaultPace: .fast)
+        let source = try input.makeSource(defaultPace: .fast, size: adapt.outputSize, fpsLimit: adapt.fps)
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)
         configuration.pace = input.pace ?? (source.canRunFast ? .fast : .realtime)

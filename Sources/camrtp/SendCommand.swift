@@ -23,7 +23,7 @@ struct SendCommand: CamrtpCommand {
     func execute() async throws {
         let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
         let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps))
-        let source = try input.makeSource(defaultPace: .realtime)
+        let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let sender = try RTPVideoSender(plan: plan)
         if let sdp = arguments.sdp { try SDPFile.write(plan, to: sdp) }
         let pipeline = try StreamPipeline(
@@ -34,7 +34,7 @@ struct SendCommand: CamrtpCommand {
         let snapshot = try await PipelineRunner.run(pipeline, stats: arguments.statsOptions)
         let transport = sender.transportStatistics
         printNote(String(
-            format: "sent %d frames in %d packets (%d dropped before encoding, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms%@",
+            format: "sent %d frames in %d packets (%d dropped, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms%@",
             snapshot.framesEncoded, snapshot.packetsSent, snapshot.totalDropped, snapshot.keyframes, snapshot.bitrateKbps,
             snapshot.latencyMs.p50, snapshot.latencyMs.p99,
             transport.connectionRefused > 0 ? "; \(transport.connectionRefused) refused (is the receiver running?)" : ""))

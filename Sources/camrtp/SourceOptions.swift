@@ -25,8 +25,12 @@ struct SourceOptions: ParsableArguments {
         "realtime or fast. fast runs file and test sources as fast as the encoder goes.", valueName: "pace"))
     var pace: CapturePace?
 
-    @Option(help: ArgumentHelp("Rotation to signal or apply: 0, 90, 180 or 270 (clockwise).", valueName: "degrees"))
+    @Option(help: ArgumentHelp(
+        "Rotation of file and test sources to signal or apply: 0, 90, 180 or 270 (clockwise). Cameras take theirs from --orientation.",
+        valueName: "degrees"))
     var rotation: Int = 0
+
+    @OptionGroup var camera: CameraOptions
 
     func validate() throws {
         if let frames, frames <= 0 { throw ValidationError("--frames must be a positive count, not \(frames)") }
@@ -42,8 +46,9 @@ struct SourceOptions: ParsableArguments {
         get throws { try SourceSpec(parsing: source) }
     }
 
-    /// Makes the capture source, pacing file and test sources by `defaultPace` unless `--pace` says.
-    func makeSource(defaultPace: CapturePace) throws -> CaptureSource {
+    /// Makes the capture source. File and test sources are paced by `defaultPace` unless `--pace`
+    /// says; a camera picks the format closest to `size` at up to `fpsLimit`.
+    func makeSource(defaultPace: CapturePace, size: (width: Int, height: Int)?, fpsLimit: Double?) throws -> CaptureSource {
         let spec = try spec
         let pace = pace ?? defaultPace
         let source: CaptureSource
@@ -52,12 +57,33 @@ struct SourceOptions: ParsableArguments {
             source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
         case .y4m(let path):
             source = try .y4m(path: path, loop: loop, pace: pace, rotation: videoRotation)
+        case .camera(let path):
+            let capturer = CameraVideoCapturer()
+            guard let device = try camera.device(capturer, path: path) else {
+                throw CLIError.usage("--source camera: no camera found; `camrtp devices` lists them, --source testsrc needs none")
+            }
+            source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
+        case .fakeCamera(let text):
+            let fake = try FakeCamera(spec: text.map { try FakeCameraSpec(parsing: $0) } ?? FakeCameraSpec())
+            var device = fake.device
+            if let position = camera.cameraPosition { device.position = position }
+            source = try cameraSource(fake.capturer, device: device, size: (fake.format.width, fake.format.height), fpsLimit: fake.fps)
         case .auto:
-            printNote("no camera found; streaming the test pattern (use --source to choose)")
-            guard case .testPattern(let width, let height, let fps) = SourceSpec.defaultTestPattern else { preconditionFailure() }
-            source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
-        case .camera, .fakeCamera:
-            throw CLIError.usage("--source \"\(self.source)\": cameras are not available in this build")
+            let capturer = CameraVideoCapturer()
+            if let device = try camera.device(capturer, path: nil) {
+                source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
+                printNote("streaming the first camera, \(device.name) (\(device.path)); --source chooses another")
+            } else {
+                guard case .testPattern(let width, let height, let fps) = SourceSpec.defaultTestPattern else { preconditionFailure() }
+                source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
+                printNote("no camera found; streaming the test pattern (--source chooses)")
+            }
+        }
+        if source.hasCameraClock && rotation != 0 {
+            throw CLIError.usage("--rotation is for file and test sources; a camera's rotation comes from --orientation and its sensor")
+        }
+        if !source.hasCameraClock && camera.isSet {
+            throw CLIError.usage("--orientation, --camera-position and --control are for cameras, not \(source.summary)")
         }
         if pace == .fast && !source.canRunFast {
             throw CLIError.usage("--pace fast is for file and test sources; a camera runs in real time")
@@ -66,6 +92,13 @@ struct SourceOptions: ParsableArguments {
             throw CLIError.usage("--pace fast with an endless source needs --frames N or --duration SECONDS")
         }
         return source
+    }
+
+    private func cameraSource(
+        _ capturer: CameraVideoCapturer, device: CameraDevice, size: (width: Int, height: Int)?, fpsLimit: Double?
+    ) throws -> CaptureSource {
+        try camera.configure(capturer, device: device)
+        return try .camera(capturer, device: device, size: size, fpsLimit: fpsLimit)
     }
 
     /// The frame rate an SDP declares: `--fps`, capped by the source's own rate where that is

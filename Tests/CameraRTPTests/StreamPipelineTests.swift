@@ -12,16 +12,14 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
     private(set) var frames: [EncodedFrame] = []
     private(set) var finished = false
     let delayNs: Int64
-    let keepsFrames: Bool
 
-    init(delayNs: Int64 = 0, keepsFrames: Bool = true) {
+    init(delayNs: Int64 = 0) {
         self.delayNs = delayNs
-        self.keepsFrames = keepsFrames
     }
 
     func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
         if delayNs > 0 { MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + delayNs) }
-        if keepsFrames { lock.withLock { frames.append(frame) } }
+        lock.withLock { frames.append(frame) }
         stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
     }
 

@@ -67,12 +67,16 @@ public struct FakeCameraSpec: Sendable, Equatable {
             let sizes = FakeMJPEGFrames.sizes.map(\.description).joined(separator: ", ")
             throw FakeCameraSpecError(spec: spec, problem: "asks for MJPEG at \(fixtureSize); fake MJPEG frames exist at \(sizes)")
         }
+        guard format != .mjpeg || !FakeMJPEGFrames.frames(at: fixtureSize).isEmpty else {
+            throw FakeCameraSpecError(
+                spec: spec, problem: "needs the MJPEG fixtures in camrtp_Capture.resources beside the camrtp binary; copy that folder from .build")
+        }
     }
 
     /// A device at `path` offering exactly this format, size and rate.
     public func configuration(path: String = "/dev/video0") -> FakeV4L2Configuration {
         FakeV4L2Configuration(
-            path: path, card: "camrtp fake camera (\(FourCC.string(pixelFormat.fourcc)) \(width)x\(height)@\(fps))",
+            path: path, card: "camrtp fake camera",
             formats: [FakeFormat(pixelFormat, sizes: .discrete([FakeFrameSize(width, height)]), frameRates: .discrete([fps]))])
     }
 }

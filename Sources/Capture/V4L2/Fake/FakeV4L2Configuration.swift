@@ -272,12 +272,21 @@ enum FakeMJPEGFrames {
     static let sizes = [FakeFrameSize(640, 480), FakeFrameSize(1280, 720)]
     static let framesPerSize = 4
 
+    /// The fixtures' folder inside the resource bundle SwiftPM puts beside the executable. Found
+    /// by hand rather than with `Bundle.module`, which stops the process when the bundle is missing.
+    static let fixtureDirectory: URL? = {
+        let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        return [Bundle.main.bundleURL, executableFolder]
+            .map { $0.appendingPathComponent("camrtp_Capture.resources/Fixtures") }
+            .first { FileManager.default.fileExists(atPath: $0.path) }
+    }()
+
     private static let cache: [FakeFrameSize: [[UInt8]]] = {
         var frames: [FakeFrameSize: [[UInt8]]] = [:]
+        guard let fixtureDirectory else { return frames }
         for size in sizes {
             frames[size] = (0..<framesPerSize).compactMap { index in
-                Bundle.module.url(forResource: "pattern-\(size)-\(index)", withExtension: "jpg", subdirectory: "Fixtures")
-                    .flatMap { try? Data(contentsOf: $0) }.map { [UInt8]($0) }
+                (try? Data(contentsOf: fixtureDirectory.appendingPathComponent("pattern-\(size)-\(index).jpg"))).map { [UInt8]($0) }
             }
         }
         return frames

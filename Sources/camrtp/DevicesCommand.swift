@@ -1,0 +1,21 @@
+import ArgumentParser
+import Capture
+
+struct DevicesCommand: CamrtpCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "devices",
+        abstract: "List the cameras with their formats, frame rates and controls.",
+        discussion: """
+            Cameras are the /dev/video* nodes that capture video (not encoders or metadata nodes). \
+            With none, it says so and succeeds. Use a camera with --source camera:/dev/videoN.
+            """)
+
+    @Flag(help: "Print JSON instead of text.")
+    var json = false
+    @OptionGroup var logging: LoggingOptions
+
+    func execute() async throws {
+        let report = CameraDeviceReport(capturer: CameraVideoCapturer())
+        print(json ? try report.json() : report.text)
+    }
+}
