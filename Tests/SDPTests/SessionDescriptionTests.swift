@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import SDP
 import Testing
 
@@ -134,52 +135,27 @@ struct SessionDescriptionFFmpegTests {
     /// ffmpeg opens the SRTP SDP, sets up its SRTP context from `a=crypto` (a bad one fails with
     /// "Incorrect amount of SRTP params") and lists the VP8 stream.
     @Test func ffmpegParsesTheSRTPDescription() throws {
-        guard let ffmpeg = executable(named: "ffmpeg") else {
-            print("SKIPPED ffmpegParsesTheSRTPDescription: ffmpeg is not on PATH")
-            return
-        }
-        // A random even port keeps parallel runs on one machine apart.
-        let port = UInt16.random(in: 10_000...29_999) * 2
+        try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
+        let port = UDPPorts.freePair()
         let crypto = CryptoAttribute(suite: "AES_CM_128_HMAC_SHA1_80", key: testKey)
         let sdp = session(.ipv4("127.0.0.1"), video: VideoMedia(
             port: port, rtcp: .port(port + 1),
             extensions: [HeaderExtensionMapping(id: 4, uri: "urn:3gpp:video-orientation")],
             source: SourceDescription(ssrc: 42, cname: "camrtp"), frameRate: 30, crypto: crypto))
-        let file = FileManager.default.temporaryDirectory
-            .appendingPathComponent("camrtp-sdp-\(getpid())-\(UInt32.random(in: 0...UInt32.max)).sdp")
-        try sdp.serialized().write(to: file, atomically: true, encoding: .utf8)
-        defer { try? FileManager.default.removeItem(at: file) }
+        let folder = TemporaryDirectory()
+        let file = folder.file("srtp.sdp")
+        try sdp.serialized().write(toFile: file, atomically: true, encoding: .utf8)
 
         // With no packets, -listen_timeout makes ffmpeg list the stream and exit after 1 s.
-        // Test processes inherit a blocked SIGTERM, so a stuck ffmpeg gets SIGKILL.
-        let logFile = file.appendingPathExtension("log")
-        _ = FileManager.default.createFile(atPath: logFile.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: logFile) }
-        let process = Process()
-        process.executableURL = ffmpeg
-        process.arguments = ["-hide_banner", "-nostdin", "-loglevel", "verbose", "-listen_timeout", "1",
-                             "-protocol_whitelist", "file,udp,rtp,srtp",
-                             "-f", "sdp", "-i", file.path, "-frames:v", "1", "-f", "null", "-"]
-        process.standardError = try FileHandle(forWritingTo: logFile)
-        process.standardOutput = FileHandle.nullDevice
-        try process.run()
-        let deadline = Date().addingTimeInterval(10)
-        while process.isRunning && Date() < deadline { usleep(50_000) }
-        if process.isRunning { kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-        let log = try String(contentsOf: logFile, encoding: .utf8)
+        let log = try ExternalTool("ffmpeg").run([
+            "-hide_banner", "-nostdin", "-loglevel", "verbose", "-listen_timeout", "1",
+            "-protocol_whitelist", "file,udp,rtp,srtp", "-f", "sdp", "-i", file, "-frames:v", "1", "-f", "null", "-",
+        ], timeout: 10).stderr
 
         #expect(log.contains("Stream #0:0"), "ffmpeg did not open the stream:\n\(log)")
         #expect(log.contains("Video: vp8"), "ffmpeg did not map VP8:\n\(log)")
         for failure in ["SRTP params", "Invalid data", "Unable to", "unsupported", "Failed"] {
             #expect(!log.contains(failure), "ffmpeg reported '\(failure)':\n\(log)")
         }
-    }
-
-    private func executable(named name: String) -> URL? {
-        let path = ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"
-        return path.split(separator: ":").lazy
-            .map { URL(fileURLWithPath: String($0)).appendingPathComponent(name) }
-            .first { FileManager.default.isExecutableFile(atPath: $0.path) }
     }
 }
