@@ -44,7 +44,7 @@ let package = Package(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
 
-        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "Transport"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "RTP", "Transport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "CV4L2"]),
@@ -55,7 +55,9 @@ let package = Package(
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
-        .testTarget(name: "CameraRTPTests", dependencies: ["CameraRTP", "Capture", "VP8", "MediaCore", "TestSupport"]),
+        .testTarget(name: "CameraRTPTests", dependencies: [
+            "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "Transport", "SDP", "TestSupport",
+        ]),
     ],
     swiftLanguageModes: [.v6]
 )

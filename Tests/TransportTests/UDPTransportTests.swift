@@ -1,5 +1,6 @@
 import Glibc
 import RTP
+import TestSupport
 import Testing
 import Transport
 

@@ -3,13 +3,13 @@ import RTP
 import Transport
 
 /// A plain bound UDP socket on loopback that plays the remote peer in tests.
-final class LoopbackSocket {
-    let fd: Int32
-    let ipv6: Bool
+public final class LoopbackSocket {
+    public let fd: Int32
+    public let ipv6: Bool
     /// Where the socket listens, such as 127.0.0.1:40000.
-    let endpoint: Endpoint
+    public let endpoint: Endpoint
 
-    init(ipv6: Bool, port: UInt16 = 0) throws {
+    public init(ipv6: Bool, port: UInt16 = 0) throws {
         self.ipv6 = ipv6
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
         precondition(fd >= 0)
@@ -37,7 +37,7 @@ final class LoopbackSocket {
     deinit { close(fd) }
 
     /// The next datagram, or nil if none arrives within `timeoutMilliseconds`.
-    func receive(timeoutMilliseconds: Int32 = 1_000) -> [UInt8]? {
+    public func receive(timeoutMilliseconds: Int32 = 1_000) -> [UInt8]? {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         guard poll(&descriptor, 1, timeoutMilliseconds) == 1 else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -46,7 +46,7 @@ final class LoopbackSocket {
     }
 
     /// Sends `bytes` from this socket to a loopback port.
-    func send(_ bytes: [UInt8], toPort port: UInt16) throws {
+    public func send(_ bytes: [UInt8], toPort port: UInt16) throws {
         var (storage, length) = Self.loopback(ipv6: ipv6, port: port)
         let sent = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes, bytes.count, 0, $0, length) }
@@ -74,18 +74,18 @@ final class LoopbackSocket {
 }
 
 extension LoopbackSocket {
-    struct NothingWaiting: Error {}
+    public struct NothingWaiting: Error {}
 
     /// Receives one datagram into `slot` without blocking, or throws `NothingWaiting`; shaped for
     /// `RTPPacketBatch.append`, which then leaves the batch unchanged.
-    func receive(into slot: UnsafeMutableRawBufferPointer) throws(NothingWaiting) -> Int {
+    public func receive(into slot: UnsafeMutableRawBufferPointer) throws(NothingWaiting) -> Int {
         let count = recv(fd, slot.baseAddress, slot.count, Int32(MSG_DONTWAIT))
         guard count >= 0 else { throw NothingWaiting() }
         return count
     }
 
     /// Waits up to `timeoutMilliseconds` for a datagram.
-    func waitUntilReadable(timeoutMilliseconds: Int32) -> Bool {
+    public func waitUntilReadable(timeoutMilliseconds: Int32) -> Bool {
         var descriptor = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         return poll(&descriptor, 1, timeoutMilliseconds) == 1
     }
