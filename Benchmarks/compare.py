@@ -179,6 +179,17 @@ def ratio(a, b):
     return a / b if b else float("nan")
 
 
+def paired(runs, name, other, key):
+    """Median over rounds of run[name] / run[other] for key. Both ran in the same round, close
+    in time, so this cancels most of the machine's drift from round to round."""
+    return statistics.median(ratio(a[key], b[key]) for a, b in zip(runs[name], runs[other]))
+
+
+def paired_ratios(runs, name):
+    return {other: {key: paired(runs, name, other, key) for key in ("fps", "cpuSeconds", "peakRssMB")}
+            for other in runs if other != name}
+
+
 def table(headers, rows):
     widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
     def line(cells):
@@ -189,6 +200,12 @@ def table(headers, rows):
 
 def goal(ok):
     return "met" if ok else "NOT met"
+
+
+def ratio_cells(ratios):
+    if ratios is None:
+        return ["", "", ""]
+    return [f"{ratios['fps']:.3f}", f"{ratios['cpuSeconds']:.3f}", f"{ratios['peakRssMB']:.2f}"]
 
 
 # --- encode ---------------------------------------------------------------------------------
@@ -209,6 +226,8 @@ def bench_encode(args, workdir):
                 with open(stats) as f:
                     result["framesEncoded"] = json.load(f)["framesEncoded"]
                 result["outputKbps"] = os.path.getsize(out) * 8 / (frames / FPS) / 1000
+                result["fps"] = frames / result["wallSeconds"]
+                result["cpuMsPerFrame"] = result["cpuSeconds"] * 1000 / frames
                 return result
             return run
 
@@ -219,6 +238,8 @@ def bench_encode(args, workdir):
                                  workdir, f"vpxenc-{variant}-{label}")
                 result["framesEncoded"] = ivf_frame_count(out)
                 result["outputKbps"] = os.path.getsize(out) * 8 / (frames / FPS) / 1000
+                result["fps"] = frames / result["wallSeconds"]
+                result["cpuMsPerFrame"] = result["cpuSeconds"] * 1000 / frames
                 return result
             return run
 
@@ -230,35 +251,30 @@ def bench_encode(args, workdir):
                            "camrtp record, 1 frame": camrtp(1), "vpxenc matched, 1 frame": vpxenc("matched", 1)},
                           args.rounds, workdir)
         medians = {name: median_of(values) for name, values in runs.items()}
-        for value in medians.values():
-            value["fps"] = value["framesEncoded"] / value["wallSeconds"]
-            value["cpuMsPerFrame"] = value["cpuSeconds"] * 1000 / value["framesEncoded"]
-        camrtp_cpu = medians["camrtp record"]["cpuSeconds"]
-        vpxenc_cpu = medians["vpxenc matched"]["cpuSeconds"]
-        overhead = ratio(camrtp_cpu, vpxenc_cpu) - 1
-        steady = ratio(camrtp_cpu - medians["camrtp record, 1 frame"]["cpuSeconds"],
-                       vpxenc_cpu - medians["vpxenc matched, 1 frame"]["cpuSeconds"]) - 1
+        full = {name: values for name, values in runs.items() if not name.endswith("1 frame")}
+        overhead = paired(runs, "camrtp record", "vpxenc matched", "cpuSeconds") - 1
+        steady = statistics.median(
+            ratio(camrtp["cpuSeconds"] - camrtp1["cpuSeconds"], vpxenc["cpuSeconds"] - vpxenc1["cpuSeconds"]) - 1
+            for camrtp, camrtp1, vpxenc, vpxenc1 in zip(runs["camrtp record"], runs["camrtp record, 1 frame"],
+                                                        runs["vpxenc matched"], runs["vpxenc matched, 1 frame"]))
         report["sizes"].append({"size": label, "kbps": kbps, "runs": runs, "medians": medians,
+                                "ratios": paired_ratios(full, "camrtp record"),
                                 "wrapperOverhead": overhead, "wrapperOverheadWithoutFixedCost": steady})
     return report
 
 
 def print_encode(report, rounds):
     print(f"\n== encode: {FRAMES} frames of testsrc2 Y4M, VP8 CBR, cpu-used -6, 1 thread, "
-          f"medians of {rounds} rounds ==")
+          f"medians of {rounds} rounds; ratios camrtp / other, median of the per-round ratios ==")
     for size in report["sizes"]:
-        medians = size["medians"]
-        camrtp = medians["camrtp record"]
+        medians, ratios = size["medians"], size["ratios"]
         rows = []
         for name, value in medians.items():
             if value["framesEncoded"] < 2:
                 continue
             rows.append([name, f"{value['fps']:.1f}", f"{value['cpuSeconds']:.2f}",
                          f"{value['cpuMsPerFrame']:.2f}", f"{value['peakRssMB']:.1f}",
-                         f"{value['framesEncoded']:.0f}", f"{value['outputKbps']:.0f}",
-                         "" if value is camrtp else f"{ratio(camrtp['fps'], value['fps']):.3f}",
-                         "" if value is camrtp else f"{ratio(camrtp['cpuSeconds'], value['cpuSeconds']):.3f}",
-                         "" if value is camrtp else f"{ratio(camrtp['peakRssMB'], value['peakRssMB']):.2f}"])
+                         f"{value['framesEncoded']:.0f}", f"{value['outputKbps']:.0f}"] + ratio_cells(ratios.get(name)))
         fixed = [f"{name} {value['cpuSeconds'] * 1000:.0f} ms CPU, {value['peakRssMB']:.1f} MB"
                  for name, value in medians.items() if value["framesEncoded"] < 2]
         print(f"\n{size['size']} @ {size['kbps']} kbit/s")
@@ -289,21 +305,26 @@ def bench_send(args, workdir):
                 data = json.load(f)
             result["framesEncoded"] = data["framesEncoded"]
             result["packetsSent"] = data["packetsSent"]
+            result["fps"] = FRAMES / result["wallSeconds"]
             return result
 
         def ffmpeg(variant):
             def run(round_index):
-                return measure(["ffmpeg", "-nostdin", "-i", clip, "-an"] + ffmpeg_vp8_args(SEND_KBPS, variant)
-                               + ["-f", "rtp", "-payload_type", "96", "-sdp_file", "ff.sdp",
-                                  f"rtp://127.0.0.1:{port}?pkt_size=1200"], workdir, f"ffmpeg-{variant}")
+                result = measure(["ffmpeg", "-nostdin", "-i", clip, "-an"] + ffmpeg_vp8_args(SEND_KBPS, variant)
+                                 + ["-f", "rtp", "-payload_type", "96", "-sdp_file", "ff.sdp",
+                                    f"rtp://127.0.0.1:{port}?pkt_size=1200"], workdir, f"ffmpeg-{variant}")
+                result["fps"] = FRAMES / result["wallSeconds"]
+                return result
             return run
 
         def gstreamer(variant):
             def run(round_index):
-                return measure(["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "y4mdec", "!"]
-                               + gst_vp8enc(SEND_KBPS, variant)
-                               + ["!", "rtpvp8pay", "pt=96", "mtu=1200", "!", "udpsink", "host=127.0.0.1",
-                                  f"port={port}", "sync=false"], workdir, f"gstreamer-{variant}")
+                result = measure(["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "y4mdec", "!"]
+                                 + gst_vp8enc(SEND_KBPS, variant)
+                                 + ["!", "rtpvp8pay", "pt=96", "mtu=1200", "!", "udpsink", "host=127.0.0.1",
+                                    f"port={port}", "sync=false"], workdir, f"gstreamer-{variant}")
+                result["fps"] = FRAMES / result["wallSeconds"]
+                return result
             return run
 
         print("send 1280x720 @ 1500 kbit/s", file=sys.stderr)
@@ -311,28 +332,25 @@ def bench_send(args, workdir):
                            "ffmpeg matched": ffmpeg("matched"), "gstreamer matched": gstreamer("matched"),
                            "ffmpeg reference": ffmpeg("reference"), "gstreamer reference": gstreamer("reference")},
                           args.rounds, workdir)
-    medians = {name: median_of(values) for name, values in runs.items()}
-    for value in medians.values():
-        value["fps"] = FRAMES / value["wallSeconds"]
-    return {"size": f"{width}x{height}", "kbps": SEND_KBPS, "runs": runs, "medians": medians}
+    return {"size": f"{width}x{height}", "kbps": SEND_KBPS, "runs": runs,
+            "medians": {name: median_of(values) for name, values in runs.items()},
+            "ratios": paired_ratios(runs, "camrtp send")}
 
 
 def print_send(report, rounds):
-    medians = report["medians"]
+    medians, ratios = report["medians"], report["ratios"]
     camrtp = medians["camrtp send"]
     print(f"\n== send: {FRAMES} frames of {report['size']} Y4M -> VP8 {report['kbps']} kbit/s -> RTP "
-          f"(mtu 1200) -> 127.0.0.1, as fast as possible, medians of {rounds} rounds ==")
+          f"(mtu 1200) -> 127.0.0.1, as fast as possible, medians of {rounds} rounds; ratios camrtp / other, median of the per-round ratios ==")
     rows = []
     for name, value in medians.items():
-        rows.append([name, f"{value['fps']:.1f}", f"{value['cpuSeconds']:.2f}", f"{value['peakRssMB']:.1f}",
-                     "" if value is camrtp else f"{ratio(camrtp['fps'], value['fps']):.3f}",
-                     "" if value is camrtp else f"{ratio(camrtp['cpuSeconds'], value['cpuSeconds']):.3f}",
-                     "" if value is camrtp else f"{ratio(camrtp['peakRssMB'], value['peakRssMB']):.2f}"])
+        rows.append([name, f"{value['fps']:.1f}", f"{value['cpuSeconds']:.2f}", f"{value['peakRssMB']:.1f}"]
+                    + ratio_cells(ratios.get(name)))
     print(table(["sender", "fps", "CPU s", "RSS MB", "fps ratio", "CPU ratio", "RSS ratio"], rows))
     print(f"camrtp: {camrtp['framesEncoded']:.0f} frames encoded, {camrtp['packetsSent']:.0f} packets")
-    ffmpeg, gstreamer = medians["ffmpeg matched"], medians["gstreamer matched"]
-    print(f"goals (matched settings): fps >= ffmpeg's: {goal(camrtp['fps'] >= ffmpeg['fps'])}; "
-          f"CPU <= both: {goal(camrtp['cpuSeconds'] <= min(ffmpeg['cpuSeconds'], gstreamer['cpuSeconds']))}; "
+    ffmpeg, gstreamer = ratios["ffmpeg matched"], ratios["gstreamer matched"]
+    print(f"goals (matched settings, paired ratios): fps >= ffmpeg's: {goal(ffmpeg['fps'] >= 1)}; "
+          f"CPU <= both: {goal(max(ffmpeg['cpuSeconds'], gstreamer['cpuSeconds']) <= 1)}; "
           f"RSS < 40 MB: {goal(camrtp['peakRssMB'] < 40)}")
 
 
@@ -371,19 +389,19 @@ def bench_latency(args, workdir):
                            "camrtp y4m --loop": camrtp(f"y4m:{clip}", ["--loop"]),
                            "ffmpeg -re matched": ffmpeg}, args.rounds, workdir)
     medians = {name: median_of(values) for name, values in runs.items()}
-    return {"seconds": LATENCY_SECONDS, "runs": runs, "medians": medians}
+    ratios = {name: paired(runs, name, "ffmpeg -re matched", "cpuSeconds") for name in runs if name.startswith("camrtp")}
+    return {"seconds": LATENCY_SECONDS, "runs": runs, "medians": medians, "cpuRatios": ratios}
 
 
 def print_latency(report, rounds):
-    medians = report["medians"]
-    ffmpeg = medians["ffmpeg -re matched"]
+    medians, ratios = report["medians"], report["cpuRatios"]
     print(f"\n== latency: {report['seconds']} s of 1280x720@30 in real time, VP8 1500 kbit/s -> RTP -> "
-          f"127.0.0.1, medians of {rounds} rounds ==")
+          f"127.0.0.1, medians of {rounds} rounds; ratios camrtp / other, median of the per-round ratios ==")
     rows = []
     for name, value in medians.items():
         camrtp = "latencyP99" in value
         rows.append([name, f"{value['cpuSeconds']:.2f}", f"{value['peakRssMB']:.1f}",
-                     f"{ratio(value['cpuSeconds'], ffmpeg['cpuSeconds']):.3f}" if camrtp else "",
+                     f"{ratios[name]:.3f}" if camrtp else "",
                      f"{value['framesEncoded']:.0f}/{value['framesCaptured']:.0f}" if camrtp else "",
                      f"{value['encodeP50']:.2f}" if camrtp else "", f"{value['encodeP99']:.2f}" if camrtp else "",
                      f"{value['latencyP50']:.2f}" if camrtp else "", f"{value['latencyP99']:.2f}" if camrtp else "",
