@@ -156,15 +156,15 @@ class UDPSinks:
             sink.close()
 
 
-def run_rounds(tools, rounds, workdir):
-    """tools: name -> function(round) returning a result dict. The order rotates each round so
+def run_rounds(tools, rounds):
+    """tools: name -> function returning a result dict. The order rotates each round so
     that no tool always runs first (cold caches) or last."""
     names = list(tools)
     results = {name: [] for name in names}
     for round_index in range(rounds):
         shift = round_index % len(names)
         for name in names[shift:] + names[:shift]:
-            results[name].append(tools[name](round_index))
+            results[name].append(tools[name]())
             print(f"  round {round_index + 1}/{rounds}: {name} done", file=sys.stderr)
     return results
 
@@ -217,7 +217,7 @@ def bench_encode(args, workdir):
         label = f"{width}x{height}"
 
         def camrtp(frames):
-            def run(round_index):
+            def run():
                 out = os.path.join(workdir, f"camrtp-{label}.ivf")
                 stats = os.path.join(workdir, f"camrtp-{label}.json")
                 result = measure([args.camrtp, "record", "--source", f"y4m:{clip}", "--out", out,
@@ -232,7 +232,7 @@ def bench_encode(args, workdir):
             return run
 
         def vpxenc(variant, frames):
-            def run(round_index):
+            def run():
                 out = os.path.join(workdir, f"vpxenc-{variant}-{label}.ivf")
                 result = measure(["vpxenc"] + vpxenc_args(kbps, variant) + [f"--limit={frames}", "-o", out, clip],
                                  workdir, f"vpxenc-{variant}-{label}")
@@ -249,7 +249,7 @@ def bench_encode(args, workdir):
         runs = run_rounds({"camrtp record": camrtp(FRAMES), "vpxenc matched": vpxenc("matched", FRAMES),
                            "vpxenc reference": vpxenc("reference", FRAMES),
                            "camrtp record, 1 frame": camrtp(1), "vpxenc matched, 1 frame": vpxenc("matched", 1)},
-                          args.rounds, workdir)
+                          args.rounds)
         medians = {name: median_of(values) for name, values in runs.items()}
         full = {name: values for name, values in runs.items() if not name.endswith("1 frame")}
         overhead = paired(runs, "camrtp record", "vpxenc matched", "cpuSeconds") - 1
@@ -296,7 +296,7 @@ def bench_send(args, workdir):
     with UDPSinks() as sinks:
         port = sinks.port
 
-        def camrtp(round_index):
+        def camrtp():
             stats = os.path.join(workdir, "camrtp-send.json")
             result = measure([args.camrtp, "send", "--source", f"y4m:{clip}",
                               "--to", f"127.0.0.1:{port}", "--pace", "fast", "--stats-json", stats]
@@ -309,7 +309,7 @@ def bench_send(args, workdir):
             return result
 
         def ffmpeg(variant):
-            def run(round_index):
+            def run():
                 result = measure(["ffmpeg", "-nostdin", "-i", clip, "-an"] + ffmpeg_vp8_args(SEND_KBPS, variant)
                                  + ["-f", "rtp", "-payload_type", "96", "-sdp_file", "ff.sdp",
                                     f"rtp://127.0.0.1:{port}?pkt_size=1200"], workdir, f"ffmpeg-{variant}")
@@ -318,7 +318,7 @@ def bench_send(args, workdir):
             return run
 
         def gstreamer(variant):
-            def run(round_index):
+            def run():
                 result = measure(["gst-launch-1.0", "-q", "filesrc", f"location={clip}", "!", "y4mdec", "!"]
                                  + gst_vp8enc(SEND_KBPS, variant)
                                  + ["!", "rtpvp8pay", "pt=96", "mtu=1200", "!", "udpsink", "host=127.0.0.1",
@@ -331,7 +331,7 @@ def bench_send(args, workdir):
         runs = run_rounds({"camrtp send": camrtp,
                            "ffmpeg matched": ffmpeg("matched"), "gstreamer matched": gstreamer("matched"),
                            "ffmpeg reference": ffmpeg("reference"), "gstreamer reference": gstreamer("reference")},
-                          args.rounds, workdir)
+                          args.rounds)
     return {"size": f"{width}x{height}", "kbps": SEND_KBPS, "runs": runs,
             "medians": {name: median_of(values) for name, values in runs.items()},
             "ratios": paired_ratios(runs, "camrtp send")}
@@ -363,7 +363,7 @@ def bench_latency(args, workdir):
         port = sinks.port
 
         def camrtp(source, extra):
-            def run(round_index):
+            def run():
                 stats = os.path.join(workdir, "camrtp-latency.json")
                 result = measure([args.camrtp, "send", "--source", source, "--duration", str(LATENCY_SECONDS),
                                   "--to", f"127.0.0.1:{port}", "--stats-json", stats]
@@ -378,7 +378,7 @@ def bench_latency(args, workdir):
                 return result
             return run
 
-        def ffmpeg(round_index):
+        def ffmpeg():
             return measure(["ffmpeg", "-nostdin", "-re", "-stream_loop", "-1", "-i", clip,
                             "-t", str(LATENCY_SECONDS), "-an"] + ffmpeg_vp8_args(SEND_KBPS, "matched")
                            + ["-f", "rtp", "-payload_type", "96", "-sdp_file", "ff.sdp",
@@ -387,7 +387,7 @@ def bench_latency(args, workdir):
         print(f"latency: {LATENCY_SECONDS} s of 1280x720@30", file=sys.stderr)
         runs = run_rounds({"camrtp testsrc": camrtp(f"testsrc:{width}x{height}@{FPS}", []),
                            "camrtp y4m --loop": camrtp(f"y4m:{clip}", ["--loop"]),
-                           "ffmpeg -re matched": ffmpeg}, args.rounds, workdir)
+                           "ffmpeg -re matched": ffmpeg}, args.rounds)
     medians = {name: median_of(values) for name, values in runs.items()}
     ratios = {name: paired(runs, name, "ffmpeg -re matched", "cpuSeconds") for name in runs if name.startswith("camrtp")}
     return {"seconds": LATENCY_SECONDS, "runs": runs, "medians": medians, "cpuRatios": ratios}
