@@ -57,6 +57,8 @@ let package = Package(
         .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
             "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "Transport", "SDP", "TestSupport",
+            .product(name: "Metrics", package: "swift-metrics"),
+            .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),
     ],
     swiftLanguageModes: [.v6]

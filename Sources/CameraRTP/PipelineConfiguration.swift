@@ -20,6 +20,8 @@ public struct PipelineConfiguration: Sendable {
     public var frameLimit: Int?
     /// Stop after this many seconds.
     public var durationSeconds: Double?
+    /// Added to every swift-metrics metric of this pipeline, such as `[("stream", "lobby")]`.
+    public var metricsDimensions: [(String, String)] = []
 
     public init(
         encoder: VP8EncoderSettings, outputSize: (width: Int, height: Int)? = nil, maxFps: Double? = nil,

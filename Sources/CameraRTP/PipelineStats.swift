@@ -19,18 +19,33 @@ public final class PipelineStats: Sendable {
     }
 
     private let state = Mutex(State())
-    private let capturedCounter = Counter(label: "camrtp_frames_captured")
-    private let encodedCounter = Counter(label: "camrtp_frames_encoded")
-    private let keyframeCounter = Counter(label: "camrtp_keyframes")
-    private let packetCounter = Counter(label: "camrtp_packets_sent")
-    private let byteCounter = Counter(label: "camrtp_bytes_sent")
-    private let dropCounters: [FrameDropReason: Counter] = Dictionary(uniqueKeysWithValues: FrameDropReason.allCases.map {
-        ($0, Counter(label: "camrtp_frames_dropped", dimensions: [("reason", $0.rawValue)]))
-    })
-    private let encodeTimer = Timer(label: "camrtp_encode_time")
-    private let latencyTimer = Timer(label: "camrtp_capture_to_wire_latency")
+    private let capturedCounter: Counter
+    private let encodedCounter: Counter
+    private let keyframeCounter: Counter
+    private let packetCounter: Counter
+    private let byteCounter: Counter
+    private let dropCounters: [FrameDropReason: Counter]
+    private let encodeTimer: Timer
+    private let latencyTimer: Timer
+    /// False in `--pace fast`, where frames carry media time that runs ahead of the clock, so the
+    /// time from "capture" to the wire means nothing.
+    public let measuresLatency: Bool
 
-    public init() {}
+    /// - Parameter metricsDimensions: added to every metric, so that an application running
+    ///   several pipelines can tell them apart, such as `[("stream", "lobby-camera")]`.
+    public init(measuresLatency: Bool = true, metricsDimensions: [(String, String)] = []) {
+        self.measuresLatency = measuresLatency
+        capturedCounter = Counter(label: "camrtp_frames_captured", dimensions: metricsDimensions)
+        encodedCounter = Counter(label: "camrtp_frames_encoded", dimensions: metricsDimensions)
+        keyframeCounter = Counter(label: "camrtp_keyframes", dimensions: metricsDimensions)
+        packetCounter = Counter(label: "camrtp_packets_sent", dimensions: metricsDimensions)
+        byteCounter = Counter(label: "camrtp_bytes_sent", dimensions: metricsDimensions)
+        dropCounters = Dictionary(uniqueKeysWithValues: FrameDropReason.allCases.map {
+            ($0, Counter(label: "camrtp_frames_dropped", dimensions: metricsDimensions + [("reason", $0.rawValue)]))
+        })
+        encodeTimer = Timer(label: "camrtp_encode_time", dimensions: metricsDimensions)
+        latencyTimer = Timer(label: "camrtp_capture_to_wire_latency", dimensions: metricsDimensions)
+    }
 
     func markStarted() {
         state.withLock { $0.startNs = $0.startNs ?? MonotonicClock.nowNs() }
@@ -72,11 +87,11 @@ public final class PipelineStats: Sendable {
         state.withLock {
             $0.packetsSent += packets
             $0.bytesSent += bytes
-            $0.latencies.record(nanoseconds: latencyNs)
+            if measuresLatency { $0.latencies.record(nanoseconds: latencyNs) }
         }
         packetCounter.increment(by: Int64(packets))
         byteCounter.increment(by: Int64(bytes))
-        latencyTimer.recordNanoseconds(latencyNs)
+        if measuresLatency { latencyTimer.recordNanoseconds(latencyNs) }
     }
 
     /// Records packets that are not media, such as RTCP.

@@ -14,7 +14,7 @@ import Transport
 public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
     public let plan: SessionPlan
     public let ssrc: UInt32
-    private static let byeGraceNs: Int64 = 200_000_000
+    private static let byeGraceNs: Int64 = 50_000_000
     private let logger: Logger
     private let queue = FrameQueue()
     private var thread: MediaThread?

@@ -25,7 +25,8 @@ public struct StatsSnapshot: Sendable, Codable, Equatable {
     public var bitrateKbps: Double
     /// Time in `VP8Encoder.encode`, per frame.
     public var encodeMs: EncodeTimes
-    /// From a frame's capture timestamp to its last packet leaving the socket.
+    /// From a frame's capture timestamp to its last packet leaving the socket; measured in real
+    /// time only (zeros in `--pace fast`).
     public var latencyMs: Latencies
     public var durationSeconds: Double
 

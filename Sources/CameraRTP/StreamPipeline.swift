@@ -18,7 +18,7 @@ import VP8
 /// when the source ends, a limit is reached, an error occurs or the task is cancelled. Both
 /// publish on `events`.
 public final class StreamPipeline: Sendable {
-    public let stats = PipelineStats()
+    public let stats: PipelineStats
     public let events: AsyncStream<PipelineEvent>
     public let source: CaptureSource
     public let configuration: PipelineConfiguration
@@ -46,6 +46,8 @@ public final class StreamPipeline: Sendable {
         self.logger = logger
         self.eventHandler = eventHandler
         encoder = try VP8Encoder(settings: configuration.encoder, logger: logger)
+        stats = PipelineStats(
+            measuresLatency: configuration.pace == .realtime, metricsDimensions: configuration.metricsDimensions)
         mailbox = FrameMailbox(lossless: configuration.pace == .fast)
         (events, eventContinuation) = AsyncStream.makeStream(bufferingPolicy: .bufferingNewest(256))
         intake = FrameIntake(mailbox: mailbox, stats: stats, frameLimit: configuration.frameLimit)

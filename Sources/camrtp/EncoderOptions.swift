@@ -21,16 +21,31 @@ struct EncoderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Encoder threads; by default chosen from the picture size and cores.", valueName: "n"))
     var threads: Int?
 
+    @Option(help: ArgumentHelp(
+        "libvpx temporal denoiser, 0 (off) to 6; 4 (adaptive) is WebRTC's choice on x86.", valueName: "n"))
+    var noiseSensitivity: Int = 4
+
+    @Option(help: ArgumentHelp(
+        "libvpx static threshold: skip blocks that changed less than this; WebRTC uses 1.", valueName: "n"))
+    var staticThreshold: Int = 1
+
     func validate() throws {
         guard (1...100_000).contains(bitrate) else { throw ValidationError("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
         guard keyframeInterval >= 0 else { throw ValidationError("--keyframe-interval must be 0 or more seconds") }
         guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
         if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1...16, not \(threads)") }
+        guard (0...6).contains(noiseSensitivity) else {
+            throw ValidationError("--noise-sensitivity must be 0...6, not \(noiseSensitivity)")
+        }
+        guard staticThreshold >= 0 else { throw ValidationError("--static-threshold must be 0 or more, not \(staticThreshold)") }
     }
 
     func settings(width: Int, height: Int, fps: Double) -> VP8EncoderSettings {
-        VP8EncoderSettings(
+        var settings = VP8EncoderSettings(
             width: width, height: height, maxFramerate: fps, bitrateKbps: bitrate, cpuUsed: cpuUsed,
             threads: threads, keyframeIntervalSeconds: keyframeInterval > 0 ? keyframeInterval : nil)
+        settings.noiseSensitivity = noiseSensitivity
+        settings.staticThreshold = staticThreshold
+        return settings
     }
 }

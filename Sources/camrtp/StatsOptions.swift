@@ -8,7 +8,7 @@ struct StatsOptions: ParsableArguments {
     var stats = false
 
     @Option(help: ArgumentHelp(
-        "Write the final figures as JSON: frames captured/encoded/dropped by reason, keyframes, packets, bytes, bitrate, encode and latency percentiles.",
+        "Write the final figures as JSON: frames captured/encoded/dropped by reason, keyframes, packets, bytes, bitrate, encode and (in real time) latency percentiles.",
         valueName: "file"))
     var statsJson: String?
 
