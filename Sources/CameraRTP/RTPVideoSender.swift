@@ -9,7 +9,8 @@ import Transport
 ///
 /// The send thread (`camrtp.send`) owns everything stateful: the payloader's sequence numbers
 /// and PictureIDs, the packet batch, the SRTP context and the sockets. The encoder thread only
-/// queues frames. Per packet nothing is allocated: the batch's slots are reused, SRTP works in
+/// queues frames. As for every `EncodedFrameSink`, `consume` and `finish` are called one after
+/// the other, never at once, which is what makes the unchecked `Sendable` sound. Per packet nothing is allocated: the batch's slots are reused, SRTP works in
 /// place, and `sendmmsg` takes the whole frame in one call.
 public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
     public let plan: SessionPlan

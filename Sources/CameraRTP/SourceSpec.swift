@@ -9,7 +9,8 @@ public enum SourceSpec: Sendable, Equatable {
     /// The real V4L2 capturer against the in-process fake device; the text after the colon.
     case fakeCamera(spec: String?)
 
-    public static let defaultTestPattern = SourceSpec.testPattern(width: 1280, height: 720, fps: 30)
+    /// What `testsrc` alone, and `auto` without a camera, stream.
+    public static let defaultTestPatternMode = VideoMode(width: 1280, height: 720, fps: 30)
 
     public init(parsing text: String) throws(SourceSpecError) {
         let (kind, rest) = Self.split(text)
@@ -19,11 +20,7 @@ public enum SourceSpec: Sendable, Equatable {
         case "camera":
             self = .camera(device: rest)
         case "testsrc":
-            guard let rest else {
-                self = Self.defaultTestPattern
-                return
-            }
-            guard let mode = VideoMode(parsing: rest) else {
+            guard let mode = rest.map(VideoMode.init(parsing:)) ?? Self.defaultTestPatternMode else {
                 throw SourceSpecError(input: text, reason: "expected testsrc:WxH or testsrc:WxH@FPS, such as testsrc:1280x720@30")
             }
             self = .testPattern(width: mode.width, height: mode.height, fps: mode.fps ?? 30)

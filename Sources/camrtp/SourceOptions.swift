@@ -74,8 +74,8 @@ struct SourceOptions: ParsableArguments {
                 source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
                 printNote("streaming the first camera, \(device.name) (\(device.path)); --source chooses another")
             } else {
-                guard case .testPattern(let width, let height, let fps) = SourceSpec.defaultTestPattern else { preconditionFailure() }
-                source = .testPattern(width: width, height: height, fps: fps, pace: pace, rotation: videoRotation)
+                let mode = SourceSpec.defaultTestPatternMode
+                source = .testPattern(width: mode.width, height: mode.height, fps: mode.fps ?? 30, pace: pace, rotation: videoRotation)
                 printNote("no camera found; streaming the test pattern (--source chooses)")
             }
         }
