@@ -26,6 +26,14 @@ public final class MediaThread: Sendable {
         self.joinable = joinable
     }
 
+    /// Runs `body` on a thread of its own and returns its result, so that async code can wait on
+    /// blocking calls without holding a thread of the Swift concurrency pool.
+    public static func run<Result: Sendable>(name: String, _ body: @escaping @Sendable () -> Result) async -> Result {
+        await withCheckedContinuation { continuation in
+            _ = MediaThread(name: name, joinable: false) { continuation.resume(returning: body()) }
+        }
+    }
+
     /// True when called from this thread's body.
     public var isCurrent: Bool { pthread_equal(thread, pthread_self()) != 0 }
 

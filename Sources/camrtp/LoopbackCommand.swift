@@ -42,8 +42,9 @@ struct LoopbackCommand: CamrtpCommand {
         defer { if sdp == nil { try? FileManager.default.removeItem(atPath: sdpPath) } }
 
         let receiver = try LoopbackReceiver(sdpPath: sdpPath, srtp: plan.srtpKey != nil, headless: headless)
-        guard receiver.waitUntilListening(port: UInt16(port)) else {
-            receiver.finish(graceSeconds: 0)
+        let listening = await MediaThread.run(name: "camrtp.receiver") { receiver.waitUntilListening(port: UInt16(port)) }
+        guard listening else {
+            await MediaThread.run(name: "camrtp.receiver") { receiver.finish(graceSeconds: 0) }
             throw CLIError.runtime("\(receiver.kind.rawValue) did not start listening on 127.0.0.1:\(port); is the port in use?")
         }
         let pipeline = try StreamPipeline(
@@ -60,12 +61,16 @@ struct LoopbackCommand: CamrtpCommand {
         do {
             snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
         } catch {
-            receiver.finish(graceSeconds: 0)
-            watcher.join()
+            await MediaThread.run(name: "camrtp.receiver") {
+                receiver.finish(graceSeconds: 0)
+                watcher.join()
+            }
             throw error
         }
-        receiver.finish(graceSeconds: 6)
-        watcher.join()
+        await MediaThread.run(name: "camrtp.receiver") {
+            receiver.finish(graceSeconds: 6)
+            watcher.join()
+        }
         print("sent: \(snapshot.framesEncoded) frames, \(snapshot.packetsSent) packets, \(Int(snapshot.bitrateKbps.rounded())) kbit/s")
         guard receiver.kind == .ffmpeg else { return }
         let report = receiver.report
