@@ -2,78 +2,80 @@ import Foundation
 import TestSupport
 import Testing
 
-/// The frame adapter seen from a receiver we did not write: rate, size and rotation as ffmpeg
-/// decodes them.
-@Suite(.serialized) struct AdaptationEndToEndTests {
-    init() throws {
-        try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
-    }
-
-    /// Sends the real-time test pattern with `options` to an ffmpeg receiver; returns its decoded frames.
-    static func receive(source: String, options: [String]) throws -> (decoded: DecodedClip, stats: [String: Any]) {
-        let folder = TemporaryDirectory()
-        let port = UDPPorts.freePair()
-        let sdp = folder.file("s.sdp"), output = folder.file("out.y4m"), statsPath = folder.file("stats.json")
-        let arguments = ["--source", source, "--to", "127.0.0.1:\(port)"] + options
-        let printed = try CamrtpBinary.run(["sdp"] + arguments)
-        try printed.stdout.write(toFile: sdp, atomically: true, encoding: .utf8)
-        let receiver = try Receivers.ffmpeg(sdp: sdp, output: output)
-        #expect(Receivers.waitUntilListening(receiver, port: port))
-        let send = try CamrtpBinary.run(["send"] + arguments + ["--stats-json", statsPath])
-        #expect(send.status == 0, "\(send.stderr)")
-        #expect(!receiver.wait(timeout: 15).timedOut)
-        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any] ?? [:]
-        return (try DecodedClip(path: output, source: []), stats)
-    }
-
-    @Test func fps15FromA30fpsSourceGives15AtTheReceiver() throws {
-        let (decoded, stats) = try Self.receive(source: "testsrc:320x240@30", options: ["--fps", "15", "--frames", "90"])
-        // 90 frames at 30 fps are 3 s: 45 ± 1 frames at 15 fps, every other source frame.
-        #expect((44...46).contains(decoded.count), "decoded \(decoded.count)")
-        let steps = zip(decoded.indices.dropFirst(), decoded.indices).compactMap { pair -> Int? in
-            guard let next = pair.0, let previous = pair.1 else { return nil }
-            return next - previous
+extension EndToEnd {
+    /// The frame adapter seen from a receiver we did not write: rate, size and rotation as ffmpeg
+    /// decodes them.
+    @Suite(.serialized) struct AdaptationEndToEndTests {
+        init() throws {
+            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
         }
-        #expect(steps.allSatisfy { $0 == 2 }, "source frames kept: \(decoded.indices)")
-        let dropped = stats["framesDropped"] as? [String: Int] ?? [:]
-        #expect(dropped["fpsCap"] == 90 - decoded.count)
-        #expect(stats["framesCaptured"] as? Int == 90)
+
+        /// Sends the real-time test pattern with `options` to an ffmpeg receiver; returns its decoded frames.
+        static func receive(source: String, options: [String]) throws -> (decoded: DecodedClip, stats: [String: Any]) {
+            let folder = TemporaryDirectory()
+            let port = UDPPorts.freePair()
+            let sdp = folder.file("s.sdp"), output = folder.file("out.y4m"), statsPath = folder.file("stats.json")
+            let arguments = ["--source", source, "--to", "127.0.0.1:\(port)"] + options
+            let printed = try CamrtpBinary.run(["sdp"] + arguments)
+            try printed.stdout.write(toFile: sdp, atomically: true, encoding: .utf8)
+            let receiver = try Receivers.ffmpeg(sdp: sdp, output: output)
+            #expect(Receivers.waitUntilListening(receiver, port: port))
+            let send = try CamrtpBinary.run(["send"] + arguments + ["--stats-json", statsPath])
+            #expect(send.status == 0, "\(send.stderr)")
+            #expect(!receiver.wait(timeout: 15).timedOut)
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any] ?? [:]
+            return (try DecodedClip(path: output, source: []), stats)
+        }
+
+        @Test func fps15FromA30fpsSourceGives15AtTheReceiver() throws {
+            let (decoded, stats) = try Self.receive(source: "testsrc:320x240@30", options: ["--fps", "15", "--frames", "90"])
+            // 90 frames at 30 fps are 3 s: 45 ± 1 frames at 15 fps, every other source frame.
+            #expect((44...46).contains(decoded.count), "decoded \(decoded.count)")
+            let steps = zip(decoded.indices.dropFirst(), decoded.indices).compactMap { pair -> Int? in
+                guard let next = pair.0, let previous = pair.1 else { return nil }
+                return next - previous
+            }
+            #expect(steps.allSatisfy { $0 == 2 }, "source frames kept: \(decoded.indices)")
+            let dropped = stats["framesDropped"] as? [String: Int] ?? [:]
+            #expect(dropped["fpsCap"] == 90 - decoded.count)
+            #expect(stats["framesCaptured"] as? Int == 90)
+        }
+
+        @Test func size640x360From720pDecodesAt640x360() throws {
+            let (decoded, _) = try Self.receive(source: "testsrc:1280x720@30", options: ["--size", "640x360", "--frames", "20"])
+            #expect(decoded.count == 20)
+            #expect(decoded.width == 640 && decoded.height == 360)
+            #expect(decoded.indices == (0..<20).map { $0 }, "the bar code survives the scale")
+        }
+
+        @Test func rotation90AppliedDecodesAtTheSwappedSize() throws {
+            let (decoded, _) = try Self.receive(
+                source: "testsrc:320x240@30", options: ["--rotation", "90", "--apply-rotation", "--frames", "15"])
+            #expect(decoded.count == 15)
+            #expect(decoded.width == 240 && decoded.height == 320)
+        }
     }
 
-    @Test func size640x360From720pDecodesAt640x360() throws {
-        let (decoded, _) = try Self.receive(source: "testsrc:1280x720@30", options: ["--size", "640x360", "--frames", "20"])
-        #expect(decoded.count == 20)
-        #expect(decoded.width == 640 && decoded.height == 360)
-        #expect(decoded.indices == (0..<20).map { $0 }, "the bar code survives the scale")
-    }
-
-    @Test func rotation90AppliedDecodesAtTheSwappedSize() throws {
-        let (decoded, _) = try Self.receive(
-            source: "testsrc:320x240@30", options: ["--rotation", "90", "--apply-rotation", "--frames", "15"])
-        #expect(decoded.count == 15)
-        #expect(decoded.width == 240 && decoded.height == 320)
-    }
-}
-
-/// Ctrl-C and kill stop a stream cleanly, with the final figures written and the books balanced.
-@Suite struct SignalTests {
-    @Test(arguments: [SIGINT, SIGTERM])
-    func aStopSignalEndsTheRunCleanly(signal: Int32) throws {
-        let folder = TemporaryDirectory()
-        let statsPath = folder.file("stats.json")
-        let sender = try CamrtpBinary.tool.start([
-            "send", "--source", "testsrc:320x240@30", "--to", "127.0.0.1:\(UDPPorts.freePair())", "--stats-json", statsPath,
-        ])
-        usleep(1_200_000)
-        kill(sender.pid, signal)
-        let result = sender.wait(timeout: 10)
-        #expect(!result.timedOut)
-        #expect(result.status == 0, "\(result.stderr)")
-        let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any]
-        let captured = try #require(stats?["framesCaptured"] as? Int)
-        let encoded = try #require(stats?["framesEncoded"] as? Int)
-        let dropped = (stats?["framesDropped"] as? [String: Int] ?? [:]).values.reduce(0, +)
-        #expect(captured > 20)
-        #expect(captured == encoded + dropped)
+    /// Ctrl-C and kill stop a stream cleanly, with the final figures written and the books balanced.
+    @Suite struct SignalTests {
+        @Test(arguments: [SIGINT, SIGTERM])
+        func aStopSignalEndsTheRunCleanly(signal: Int32) throws {
+            let folder = TemporaryDirectory()
+            let statsPath = folder.file("stats.json")
+            let sender = try CamrtpBinary.tool.start([
+                "send", "--source", "testsrc:320x240@30", "--to", "127.0.0.1:\(UDPPorts.freePair())", "--stats-json", statsPath,
+            ])
+            usleep(1_200_000)
+            kill(sender.pid, signal)
+            let result = sender.wait(timeout: 10)
+            #expect(!result.timedOut)
+            #expect(result.status == 0, "\(result.stderr)")
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any]
+            let captured = try #require(stats?["framesCaptured"] as? Int)
+            let encoded = try #require(stats?["framesEncoded"] as? Int)
+            let dropped = (stats?["framesDropped"] as? [String: Int] ?? [:]).values.reduce(0, +)
+            #expect(captured > 20)
+            #expect(captured == encoded + dropped)
+        }
     }
 }

@@ -2,52 +2,54 @@ import Foundation
 import TestSupport
 import Testing
 
-/// Bad input gets one clear line naming the input and the fix, and exit code 2.
-@Suite struct CLIErrorTests {
-    @Test(arguments: [
-        (["send", "--source", "testsrc", "--to", "nowhere"],
-         "camrtp: --to \"nowhere\": expected HOST:PORT, such as 127.0.0.1:5004 or [::1]:5004"),
-        (["send", "--source", "testsrc", "--to", "127.0.0.1:70000"],
-         "camrtp: --to \"127.0.0.1:70000\": port must be 1…65535, got 70000"),
-        (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "16"],
-         "camrtp: MTU 16 is too small: RTP needs at least"),
-        (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "70000"],
-         "camrtp: --mtu 70000 is larger than a UDP datagram can carry (65507)"),
-        (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--srtp-key", "c2hvcnQ="],
-         "camrtp: --srtp-key must be base64 of 30 bytes (16-byte key ‖ 14-byte salt); got 5 bytes"),
-        (["send", "--source", "webcam", "--to", "127.0.0.1:5004"],
-         "camrtp: --source \"webcam\": unknown source"),
-        (["send", "--source", "y4m:/nonexistent/clip.y4m", "--to", "127.0.0.1:5004"],
-         "camrtp: /nonexistent/clip.y4m: cannot open: No such file or directory"),
-        (["send", "--source", "testsrc"],
-         "camrtp: Missing expected argument '--to <host:port>'"),
-        (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--rotation", "45"],
-         "camrtp: --rotation must be 0, 90, 180 or 270, not 45"),
-        (["sdp", "--to", "127.0.0.1:5004", "--srtp"],
-         "camrtp: --srtp needs --srtp-key here, so that send uses the same key"),
-        (["record", "--source", "testsrc", "--out", "/nonexistent/dir/x.ivf", "--frames", "2"],
-         "camrtp: --out /nonexistent/dir/x.ivf: cannot create the file (check the folder exists and is writable)"),
-    ])
-    func badInputExitsWithTwo(arguments: [String], message: String) throws {
-        let result = try CamrtpBinary.run(arguments, timeout: 20)
-        #expect(result.status == 2, "exit \(result.status): \(result.stderr)")
-        #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
-        let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("camrtp: recording") && !$0.hasPrefix("camrtp: no camera") }
-        #expect(lines.count == 1, "one line, no stack trace: \(result.stderr)")
-    }
+extension EndToEnd {
+    /// Bad input gets one clear line naming the input and the fix, and exit code 2.
+    @Suite struct CLIErrorTests {
+        @Test(arguments: [
+            (["send", "--source", "testsrc", "--to", "nowhere"],
+             "camrtp: --to \"nowhere\": expected HOST:PORT, such as 127.0.0.1:5004 or [::1]:5004"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:70000"],
+             "camrtp: --to \"127.0.0.1:70000\": port must be 1…65535, got 70000"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "16"],
+             "camrtp: MTU 16 is too small: RTP needs at least"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "70000"],
+             "camrtp: --mtu 70000 is larger than a UDP datagram can carry (65507)"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--srtp-key", "c2hvcnQ="],
+             "camrtp: --srtp-key must be base64 of 30 bytes (16-byte key ‖ 14-byte salt); got 5 bytes"),
+            (["send", "--source", "webcam", "--to", "127.0.0.1:5004"],
+             "camrtp: --source \"webcam\": unknown source"),
+            (["send", "--source", "y4m:/nonexistent/clip.y4m", "--to", "127.0.0.1:5004"],
+             "camrtp: /nonexistent/clip.y4m: cannot open: No such file or directory"),
+            (["send", "--source", "testsrc"],
+             "camrtp: Missing expected argument '--to <host:port>'"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--rotation", "45"],
+             "camrtp: --rotation must be 0, 90, 180 or 270, not 45"),
+            (["sdp", "--to", "127.0.0.1:5004", "--srtp"],
+             "camrtp: --srtp needs --srtp-key here, so that send uses the same key"),
+            (["record", "--source", "testsrc", "--out", "/nonexistent/dir/x.ivf", "--frames", "2"],
+             "camrtp: --out /nonexistent/dir/x.ivf: cannot create the file (check the folder exists and is writable)"),
+        ])
+        func badInputExitsWithTwo(arguments: [String], message: String) throws {
+            let result = try CamrtpBinary.run(arguments, timeout: 20)
+            #expect(result.status == 2, "exit \(result.status): \(result.stderr)")
+            #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("camrtp: recording") && !$0.hasPrefix("camrtp: no camera") }
+            #expect(lines.count == 1, "one line, no stack trace: \(result.stderr)")
+        }
 
-    @Test func helpTeachesAndSucceeds() throws {
-        let result = try CamrtpBinary.run(["send", "--help"])
-        #expect(result.status == 0)
-        #expect(result.stdout.contains("--to <host:port>"))
-        #expect(result.stdout.contains("camrtp send --to 203.0.113.7:5004 --sdp cam.sdp"))
-    }
+        @Test func helpTeachesAndSucceeds() throws {
+            let result = try CamrtpBinary.run(["send", "--help"])
+            #expect(result.status == 0)
+            #expect(result.stdout.contains("--to <host:port>"))
+            #expect(result.stdout.contains("camrtp send --to 203.0.113.7:5004 --sdp cam.sdp"))
+        }
 
-    @Test func aReceiverThatIsNotListeningDoesNotStopTheStream() throws {
-        let port = UDPPorts.freePair()
-        let result = try CamrtpBinary.run(["send", "--source", "testsrc:160x120", "--frames", "20", "--to", "127.0.0.1:\(port)"])
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stderr.contains("sent 20 frames"))
-        #expect(result.stderr.contains("refused (is the receiver running?)"))
+        @Test func aReceiverThatIsNotListeningDoesNotStopTheStream() throws {
+            let port = UDPPorts.freePair()
+            let result = try CamrtpBinary.run(["send", "--source", "testsrc:160x120", "--frames", "20", "--to", "127.0.0.1:\(port)"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("sent 20 frames"))
+            #expect(result.stderr.contains("refused (is the receiver running?)"))
+        }
     }
 }

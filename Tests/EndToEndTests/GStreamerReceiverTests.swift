@@ -2,23 +2,25 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite(.serialized) struct GStreamerReceiverTests {
-    @Test func gstreamerDepayloadsAndDecodesTheWholeClip() throws {
-        try #require(ExternalTool.locate("gst-launch-1.0") != nil, "GStreamer is needed: apt-get install gstreamer1.0-tools gstreamer1.0-plugins-good")
-        let clip = try SourceClip()
-        let port = UDPPorts.freePair()
-        let output = clip.folder.file("gst.y4m")
-        let receiver = try Receivers.gstreamer(port: port, output: output)
-        #expect(Receivers.waitUntilListening(receiver, port: port))
-        let send = try CamrtpBinary.run(["send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(port)", "--bitrate", "800"])
-        #expect(send.status == 0, "\(send.stderr)")
-        usleep(500_000)  // the jitter buffer holds 200 ms
-        receiver.interrupt()
-        let result = receiver.wait(timeout: 10)
-        #expect(!result.timedOut, "gst-launch did not stop on SIGINT: \(result.stderr)")
-        let decoded = try DecodedClip(path: output, source: clip.frames)
-        #expect(decoded.count == 60)
-        #expect(decoded.indices == (0..<60).map { $0 })
-        #expect(decoded.minimumPSNR > 30, "PSNR min \(decoded.minimumPSNR)")
+extension EndToEnd {
+    @Suite(.serialized) struct GStreamerReceiverTests {
+        @Test func gstreamerDepayloadsAndDecodesTheWholeClip() throws {
+            try #require(ExternalTool.locate("gst-launch-1.0") != nil, "GStreamer is needed: apt-get install gstreamer1.0-tools gstreamer1.0-plugins-good")
+            let clip = try SourceClip()
+            let port = UDPPorts.freePair()
+            let output = clip.folder.file("gst.y4m")
+            let receiver = try Receivers.gstreamer(port: port, output: output)
+            #expect(Receivers.waitUntilListening(receiver, port: port))
+            let send = try CamrtpBinary.run(["send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(port)", "--bitrate", "800"])
+            #expect(send.status == 0, "\(send.stderr)")
+            usleep(500_000)  // the jitter buffer holds 200 ms
+            receiver.interrupt()
+            let result = receiver.wait(timeout: 10)
+            #expect(!result.timedOut, "gst-launch did not stop on SIGINT: \(result.stderr)")
+            let decoded = try DecodedClip(path: output, source: clip.frames)
+            #expect(decoded.count == 60)
+            #expect(decoded.indices == (0..<60).map { $0 })
+            #expect(decoded.minimumPSNR > 30, "PSNR min \(decoded.minimumPSNR)")
+        }
     }
 }
