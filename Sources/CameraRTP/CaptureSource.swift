@@ -15,13 +15,16 @@ public struct CaptureSource: Sendable {
     public let canRunFast: Bool
     /// True when frames carry a camera's clock, which `TimestampAligner` maps onto ours.
     public let hasCameraClock: Bool
+    /// The rotation metadata the frames carry, where the source fixes it (a camera's follows the
+    /// device orientation frame by frame, so it says 0).
+    public let rotation: VideoRotation
     /// Starts capture; calls back once frames flow, or with the error that stopped it.
     public typealias Start = @Sendable (_ completion: @escaping @Sendable ((any Error)?) -> Void) -> Void
     let start: Start
 
     public init(
         capturer: any VideoCapturer, width: Int, height: Int, fps: Double, summary: String, canRunFast: Bool,
-        hasCameraClock: Bool = false, start: @escaping Start
+        hasCameraClock: Bool = false, rotation: VideoRotation = .deg0, start: @escaping Start
     ) {
         self.capturer = capturer
         self.width = width
@@ -30,6 +33,7 @@ public struct CaptureSource: Sendable {
         self.summary = summary
         self.canRunFast = canRunFast
         self.hasCameraClock = hasCameraClock
+        self.rotation = rotation
         self.start = start
     }
 
@@ -38,7 +42,7 @@ public struct CaptureSource: Sendable {
         let source = TestPatternSource(width: width, height: height, fps: fps, pace: pace, rotation: rotation)
         return CaptureSource(
             capturer: source, width: width, height: height, fps: fps,
-            summary: "test pattern \(width)x\(height) @ \(formatRate(fps)) fps", canRunFast: true,
+            summary: "test pattern \(width)x\(height) @ \(formatRate(fps)) fps", canRunFast: true, rotation: rotation,
             start: { completion in
                 source.startCapture()
                 completion(nil)
@@ -52,7 +56,7 @@ public struct CaptureSource: Sendable {
         return CaptureSource(
             capturer: source, width: header.width, height: header.height, fps: header.frameRate,
             summary: "\(path) \(header.width)x\(header.height) @ \(formatRate(header.frameRate)) fps\(loop ? ", looping" : "")",
-            canRunFast: true,
+            canRunFast: true, rotation: rotation,
             start: { completion in
                 source.startCapture()
                 completion(nil)

@@ -10,6 +10,7 @@ public struct PipelineConfiguration: Sendable {
     public var maxFps: Double?
     /// Rotate the pixels (for receivers that ignore CVO), mirror, align camera timestamps.
     public var adaptation: VideoSourceOptions
+    /// The encoder's settings; its starting size and frame rate are taken from `outputFormat(for:)`.
     public var encoder: VP8EncoderSettings
     /// `.fast` encodes every frame as fast as possible (files, benchmarks): nothing is dropped
     /// as late or too old. `.realtime` drops instead of queueing.
@@ -36,5 +37,17 @@ public struct PipelineConfiguration: Sendable {
         self.maxLatencyMs = maxLatencyMs
         self.frameLimit = frameLimit
         self.durationSeconds = durationSeconds
+    }
+
+    /// The size and rate of the frames the encoder will get from `source`: the adapter's crop
+    /// and scale (`FrameGeometry`), sides swapped when a 90° or 270° rotation is applied, and the
+    /// rate capped by `maxFps`.
+    public func outputFormat(for source: CaptureSource) -> (width: Int, height: Int, fps: Double) {
+        let geometry = FrameGeometry(
+            inputWidth: source.width, inputHeight: source.height,
+            request: outputSize.map { .exact(width: $0.width, height: $0.height) })
+        let swaps = adaptation.applyRotation && source.rotation.swapsDimensions
+        return (swaps ? geometry.height : geometry.width, swaps ? geometry.width : geometry.height,
+                min(maxFps ?? source.fps, source.fps))
     }
 }

@@ -50,13 +50,17 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
         rtcpBuffer.deallocate()
     }
 
-    /// Counters of the RTP socket: packets, bytes, refused and dropped sends.
+    /// Counters of the RTP socket (packets, bytes, refused and dropped sends), as of the end of
+    /// the stream: read them after `finish`.
     public var transportStatistics: UDPTransportStatistics { queue.transportStatistics }
 
     public func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
         if thread == nil {
             self.stats = stats
-            thread = MediaThread(name: "camrtp.send") { self.sendLoop() }
+            thread = MediaThread(name: "camrtp.send") {
+                self.sendLoop()
+                self.queue.transportStatistics = self.rtpTransport.statistics
+            }
         }
         queue.push(frame)
     }
@@ -90,7 +94,6 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
                     MonotonicClock.sleep(untilNs: reportState.lastSendNs + Self.byeGraceNs)
                     sendReport(bye: true)
                 }
-                queue.transportStatistics = rtpTransport.statistics
                 return
             }
             let now = MonotonicClock.nowNs()
@@ -109,17 +112,19 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
                 timestampNs: frame.timestampNs, rotation: frame.rotation, into: batch)
         }
         let sendTime = AbsoluteSendTime(timeNs: MonotonicClock.nowNs())
-        var bytes = 0
         for index in 0..<batch.count {
             batch.stampAbsoluteSendTime(sendTime, at: index)
         }
         if let srtp { try srtp.protectRTP(in: batch) }
-        for index in 0..<batch.count { bytes += batch.length(at: index) }
+        // The socket counts what it really sent (a packet it had to drop is not there).
+        let before = rtpTransport.statistics
         rtpTransport.send(batch)
         let sentNs = MonotonicClock.nowNs()
-        stats?.frameSent(packets: batch.count, bytes: bytes, latencyNs: sentNs - frame.timestampNs)
+        let after = rtpTransport.statistics
+        stats?.frameSent(
+            packets: Int(after.packetsSent - before.packetsSent), bytes: Int(after.bytesSent - before.bytesSent),
+            latencyNs: sentNs - frame.timestampNs)
         reportState.record(packets: batch.count, payloadOctets: frame.data.count, sentNs: sentNs)
-        queue.transportStatistics = rtpTransport.statistics
     }
 
     /// SR + SDES (RFC 3550 §6.4.1, §6.5), and BYE (§6.6) when the stream ends.

@@ -45,7 +45,9 @@ public final class StreamPipeline: Sendable {
         self.sink = sink
         self.logger = logger
         self.eventHandler = eventHandler
-        encoder = try VP8Encoder(settings: configuration.encoder, logger: logger)
+        var encoderSettings = configuration.encoder
+        (encoderSettings.width, encoderSettings.height, encoderSettings.maxFramerate) = configuration.outputFormat(for: source)
+        encoder = try VP8Encoder(settings: encoderSettings, logger: logger)
         stats = PipelineStats(
             measuresLatency: configuration.pace == .realtime, metricsDimensions: configuration.metricsDimensions)
         mailbox = FrameMailbox(lossless: configuration.pace == .fast)

@@ -26,19 +26,12 @@ struct AdaptOptions: ParsableArguments {
         size.flatMap(VideoMode.init(parsing:)).map { ($0.width, $0.height) }
     }
 
-    /// The size and rate the encoder will first see from a `width × height` source at `fps`.
-    func expectedOutput(width: Int, height: Int, fps sourceFps: Double) -> (width: Int, height: Int, fps: Double) {
-        let size = outputSize.map { (min($0.width, width) & ~1, min($0.height, height) & ~1) } ?? (width, height)
-        return (size.0, size.1, min(fps ?? sourceFps, sourceFps))
-    }
-
     /// The pipeline settings for `source`: adaptation, encoder, pacing and stop conditions.
     func pipelineConfiguration(
         for source: CaptureSource, input: SourceOptions, encoder: EncoderOptions, applyRotation: Bool
     ) -> PipelineConfiguration {
-        let output = expectedOutput(width: source.width, height: source.height, fps: source.fps)
-        return PipelineConfiguration(
-            encoder: encoder.settings(width: output.width, height: output.height, fps: output.fps),
+        PipelineConfiguration(
+            encoder: encoder.settings(width: source.width, height: source.height, fps: source.fps),
             outputSize: outputSize, maxFps: fps,
             adaptation: VideoSourceOptions(applyRotation: applyRotation, mirror: mirror),
             pace: input.pace ?? .realtime, frameLimit: input.frames, durationSeconds: input.duration)

@@ -31,8 +31,13 @@ struct CameraOptions: ParsableArguments {
 
     /// The camera at `path` (the first one when nil) from `capturer`, with the position override.
     func device(_ capturer: CameraVideoCapturer, path: String?) throws -> CameraDevice? {
-        var device = try path.map { try capturer.captureDevice(path: $0) } ?? capturer.captureDevices().first
-        if let cameraPosition { device?.position = cameraPosition }
+        try (path.map { try capturer.captureDevice(path: $0) } ?? capturer.captureDevices().first).map(positioned)
+    }
+
+    /// `device` facing where `--camera-position` says, when it says.
+    func positioned(_ device: CameraDevice) -> CameraDevice {
+        var device = device
+        if let cameraPosition { device.position = cameraPosition }
         return device
     }
 

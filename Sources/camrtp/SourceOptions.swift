@@ -65,9 +65,9 @@ struct SourceOptions: ParsableArguments {
             source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
         case .fakeCamera(let text):
             let fake = try FakeCamera(spec: text.map { try FakeCameraSpec(parsing: $0) } ?? FakeCameraSpec())
-            var device = fake.device
-            if let position = camera.cameraPosition { device.position = position }
-            source = try cameraSource(fake.capturer, device: device, size: (fake.format.width, fake.format.height), fpsLimit: fake.fps)
+            source = try cameraSource(
+                fake.capturer, device: camera.positioned(fake.device), size: (fake.format.width, fake.format.height),
+                fpsLimit: fake.fps)
         case .auto:
             let capturer = CameraVideoCapturer()
             if let device = try camera.device(capturer, path: nil) {

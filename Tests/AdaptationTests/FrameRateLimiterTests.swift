@@ -1,27 +1,11 @@
+import TestSupport
 import Testing
 @testable import Adaptation
-
-/// A small deterministic generator (SplitMix64), so jittered runs repeat exactly.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
 
 /// Timestamps of a camera at `fps` starting at `startNs`, each off its nominal time by up to
 /// ± `jitterNs` (uniform).
 func cameraTimestamps(fps: Double, count: Int, startNs: Int64 = 5_000_000_000, jitterNs: Int64, seed: UInt64) -> [Int64] {
-    var generator = SeededGenerator(seed: seed)
+    var generator = SplitMix64(state: seed)
     return (0..<count).map { index in
         let nominal = startNs + Int64((Double(index) * 1e9 / fps).rounded())
         return nominal + (jitterNs > 0 ? Int64.random(in: -jitterNs...jitterNs, using: &generator) : 0)

@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 @testable import Adaptation
 
@@ -7,12 +8,12 @@ import Testing
     /// A camera whose clock runs `offsetNs` behind the system clock, with frames reaching us
     /// 5–9 ms after capture.
     struct Camera {
-        var generator: SeededGenerator
+        var generator: SplitMix64
         var offsetNs: Int64
         var captureNs: Int64 = 1_000_000_000
 
         init(seed: UInt64, offsetNs: Int64) {
-            generator = SeededGenerator(seed: seed)
+            generator = SplitMix64(state: seed)
             self.offsetNs = offsetNs
         }
 

@@ -104,10 +104,10 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
             }
             return names
         }
-        _ = try await pipeline.run()
+        let stats = try await pipeline.run()
         let names = await collected.value
-        #expect(names.first == "keyframe" || names.first == "started")
-        #expect(names.contains("started") && names.contains("keyframe"))
+        #expect(names.filter { $0 == "started" }.count == 1)
+        #expect(names.filter { $0 == "keyframe" }.count == stats.keyframes && stats.keyframes >= 1)
         #expect(names.last == "stopped 10")
     }
 
@@ -124,5 +124,20 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
         await #expect(throws: FailingSink.Broken.self) { try await pipeline.run() }
         let stats = pipeline.stats.snapshot
         #expect(stats.framesEncoded + stats.totalDropped == stats.framesCaptured)
+    }
+}
+
+@Suite struct OutputFormatTests {
+    @Test func theEncoderStartsAtTheSizeTheAdapterWillDeliver() {
+        let source = CaptureSource.testPattern(width: 1280, height: 720, fps: 30, pace: .realtime, rotation: .deg90)
+        var configuration = PipelineConfiguration(
+            encoder: VP8EncoderSettings(width: 1, height: 1), outputSize: (640, 480), maxFps: 15)
+        // Cropped to 4:3 and scaled; the rotation travels as metadata, so no swap.
+        #expect(configuration.outputFormat(for: source) == (640, 480, 15))
+        configuration.adaptation.applyRotation = true
+        #expect(configuration.outputFormat(for: source) == (480, 640, 15))
+        configuration.outputSize = nil
+        configuration.maxFps = 60
+        #expect(configuration.outputFormat(for: source) == (720, 1280, 30), "never above the source's rate")
     }
 }

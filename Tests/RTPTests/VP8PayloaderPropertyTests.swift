@@ -1,4 +1,5 @@
 import MediaCore
+import TestSupport
 import Testing
 @testable import RTP
 
