@@ -13,7 +13,8 @@ extension EndToEnd {
             #expect(Receivers.waitUntilListening(receiver, port: port))
             let send = try CamrtpBinary.run(["send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(port)", "--bitrate", "800"])
             #expect(send.status == 0, "\(send.stderr)")
-            usleep(500_000)  // the jitter buffer holds 200 ms
+            // The jitter buffer holds 200 ms: stop once the last frame is in the file.
+            #expect(Y4MFile.waitForFrames(60, in: output, width: 320, height: 240))
             receiver.interrupt()
             let result = receiver.wait(timeout: 10)
             #expect(!result.timedOut, "gst-launch did not stop on SIGINT: \(result.stderr)")

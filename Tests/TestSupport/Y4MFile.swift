@@ -31,4 +31,35 @@ public enum Y4MFile {
         }
         return (reader.header, frames)
     }
+
+    /// Waits until the Y4M file a receiver is writing holds `count` whole frames of
+    /// `width`×`height` (it may hold more); false if it stops growing for `idleTimeoutSeconds`.
+    /// Tests wait on the file, not on the clock.
+    public static func waitForFrames(
+        _ count: Int, in path: String, width: Int, height: Int, idleTimeoutSeconds: Double = 20
+    ) -> Bool {
+        let frameBytes = 6 + width * height * 3 / 2
+        var lastSize = -1
+        var idleSince = Date()
+        while true {
+            let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
+            if let header = try? headerLength(path), size >= header + count * frameBytes { return true }
+            if size != lastSize {
+                lastSize = size
+                idleSince = Date()
+            } else if Date().timeIntervalSince(idleSince) > idleTimeoutSeconds {
+                return false
+            }
+            usleep(20_000)
+        }
+    }
+
+    /// The length of the stream header line, newline included.
+    private static func headerLength(_ path: String) throws -> Int {
+        let handle = try FileHandle(forReadingFrom: URL(fileURLWithPath: path))
+        defer { try? handle.close() }
+        let head = try handle.read(upToCount: 256) ?? Data()
+        guard let newline = head.firstIndex(of: UInt8(ascii: "\n")) else { throw CocoaError(.fileReadCorruptFile) }
+        return newline - head.startIndex + 1
+    }
 }
