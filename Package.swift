@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing",
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing",
         ]),
     ],
     dependencies: [
@@ -26,18 +26,21 @@ let package = Package(
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
-        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("V4L2/Fixtures")]),
-        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
+        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
+        // The in-process V4L2 device: tests and `--source fake-camera`, not the library product.
+        .target(name: "FakeV4L2", dependencies: ["Capture", "MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("Fixtures")]),
+        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
+        .target(name: "RTCP", dependencies: ["RTP"]),
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", logging,
+            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", logging,
+            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "Transport", "MediaCore", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -46,17 +49,18 @@ let package = Package(
 
         .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "RTP", "Transport"], path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
-        .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "CV4L2"]),
-        .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "TestSupport"]),
-        .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport"]),
+        .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2"]),
+        .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
+        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
+        .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
-        .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
-            "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "Transport", "SDP", "TestSupport",
+            "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "RTCP", "Transport", "TestSupport",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

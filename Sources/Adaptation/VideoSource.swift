@@ -1,4 +1,3 @@
-import Capture
 import FrameProcessing
 import MediaCore
 import Synchronization

@@ -1,5 +1,6 @@
 import Adaptation
 import Capture
+import MediaCore
 import VP8
 
 /// How a pipeline runs: adaptation, encoder settings, pacing, the latency bound and when to stop.

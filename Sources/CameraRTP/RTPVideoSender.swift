@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import MediaCore
+import RTCP
 import RTP
 import Transport
 

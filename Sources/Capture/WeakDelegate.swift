@@ -1,3 +1,5 @@
+import MediaCore
+
 import Synchronization
 
 /// The weakly held, lock-protected delegate slot every capturer has.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import FakeV4L2
 import CameraRTP
 import Foundation
 import RTP

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Capture
+import MediaCore
 import CameraRTP
 import Foundation
 

@@ -1,6 +1,7 @@
 import CameraRTP
 import Foundation
 import MediaCore
+import RTCP
 import RTP
 import TestSupport
 import Testing

@@ -1,3 +1,4 @@
+import FakeV4L2
 import Capture
 import CV4L2
 import Foundation

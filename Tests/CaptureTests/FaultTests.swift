@@ -1,3 +1,4 @@
+import FakeV4L2
 import Capture
 import Foundation
 import MediaCore

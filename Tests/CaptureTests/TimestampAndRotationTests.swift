@@ -1,3 +1,4 @@
+import FakeV4L2
 @testable import Capture
 import Foundation
 import MediaCore

@@ -123,8 +123,8 @@ extension V4L2DeviceHandle {
 }
 
 /// The fixed-size `char` arrays V4L2 structs carry, decoded as NUL-terminated UTF-8.
-enum CString {
-    static func decode<Tuple>(_ tuple: Tuple) -> String {
+package enum CString {
+    package static func decode<Tuple>(_ tuple: Tuple) -> String {
         withUnsafeBytes(of: tuple) { raw in
             let bytes = raw.prefix { $0 != 0 }
             return String(decoding: bytes, as: UTF8.self)
@@ -132,7 +132,7 @@ enum CString {
     }
 
     /// Writes `text` into a fixed-size array, truncated to leave room for the NUL.
-    static func encode<Tuple>(_ text: String, into tuple: inout Tuple) {
+    package static func encode<Tuple>(_ text: String, into tuple: inout Tuple) {
         withUnsafeMutableBytes(of: &tuple) { raw in
             raw.initializeMemory(as: UInt8.self, repeating: 0)
             for (index, byte) in text.utf8.prefix(raw.count - 1).enumerated() { raw[index] = byte }

@@ -119,7 +119,7 @@ final class V4L2Stream {
 extension PixelFormat {
     /// Bytes per pixel in the first plane, which is what `bytesperline` counts; 0 for MJPEG,
     /// which has no rows.
-    var firstPlaneBytesPerPixel: Int {
+    package var firstPlaneBytesPerPixel: Int {
         switch self {
         case .i420, .nv12, .nv21: 1
         case .yuyv, .uyvy: 2

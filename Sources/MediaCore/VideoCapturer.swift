@@ -1,5 +1,3 @@
-import MediaCore
-
 /// Receives what a capturer produces, on the capturer's own thread, as
 /// `RTCVideoCapturerDelegate` does. Return quickly: the capturer waits for each call.
 public protocol VideoCapturerDelegate: AnyObject, Sendable {

@@ -1,5 +1,5 @@
 /// Byte vectors written as hex, the way RFC diagrams and captures read; spaces are ignored.
-func bytes(_ hex: String) -> [UInt8] {
+public func bytes(_ hex: String) -> [UInt8] {
     let digits = hex.filter(\.isHexDigit)
     precondition(digits.count % 2 == 0, "odd number of hex digits")
     var result: [UInt8] = []

@@ -1,3 +1,5 @@
+import RTP
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,3 +1,5 @@
+import RTP
+
 /// An RTCP receiver report, RR (RFC 3550 §6.4.2).
 ///
 /// ```

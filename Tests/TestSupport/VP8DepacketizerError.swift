@@ -1,3 +1,5 @@
+import RTP
+
 /// Why the VP8 depacketizer rejected a packet.
 public enum VP8DepacketizerError: Error, Equatable, Sendable, CustomStringConvertible {
     case malformed(WireFormatError)

@@ -1,3 +1,4 @@
+import Capture
 import CV4L2
 import FrameProcessing
 import Foundation

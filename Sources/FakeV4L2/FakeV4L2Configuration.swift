@@ -1,3 +1,4 @@
+import Capture
 import CV4L2
 import Foundation
 import MediaCore
@@ -277,7 +278,7 @@ enum FakeMJPEGFrames {
     static let fixtureDirectory: URL? = {
         let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         return [Bundle.main.bundleURL, executableFolder]
-            .map { $0.appendingPathComponent("camrtp_Capture.resources/Fixtures") }
+            .map { $0.appendingPathComponent("camrtp_FakeV4L2.resources/Fixtures") }
             .first { FileManager.default.fileExists(atPath: $0.path) }
     }()
 

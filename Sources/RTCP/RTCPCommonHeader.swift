@@ -1,3 +1,5 @@
+import RTP
+
 /// The first word of every RTCP packet (RFC 3550 §6.4.1).
 ///
 /// ```

@@ -1,3 +1,5 @@
+import RTP
+
 /// An RTCP source description, SDES (RFC 3550 §6.5).
 ///
 /// ```

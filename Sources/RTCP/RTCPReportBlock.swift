@@ -1,3 +1,5 @@
+import RTP
+
 /// One reception report block of an SR or RR (RFC 3550 §6.4.1), 24 bytes.
 ///
 /// ```

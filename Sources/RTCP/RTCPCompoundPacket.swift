@@ -1,3 +1,5 @@
+import RTP
+
 /// One RTCP packet of a compound packet.
 public enum RTCPPacket: Equatable, Sendable {
     case senderReport(RTCPSenderReport)

@@ -1,3 +1,5 @@
+import RTP
+
 /// An RTCP goodbye, BYE (RFC 3550 §6.6).
 ///
 /// ```

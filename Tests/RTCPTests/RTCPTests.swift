@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
-@testable import RTP
+@testable import RTCP
+import RTP
 
 @Suite struct RTCPPacketTests {
     static let block = RTCPReportBlock(

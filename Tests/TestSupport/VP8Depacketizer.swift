@@ -1,3 +1,5 @@
+import RTP
+
 /// Reassembles VP8 frames from RTP packets in order (RFC 7741 §4.5), checking what the
 /// payloader promises: each frame starts with S = 1 and PID = 0, ends at the marker bit, keeps
 /// one timestamp and PictureID, sequence numbers run on without gaps (modulo 2¹⁶), and

@@ -1,3 +1,5 @@
+import RTP
+
 /// An RTCP sender report, SR (RFC 3550 §6.4.1).
 ///
 /// ```
