@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 import Glibc
 import TestSupport
 import Testing
@@ -76,11 +76,12 @@ extension EndToEnd {
         }
 
         @Test func aBottleneckDropsTheTailOfABurstLargerThanItsQueue() throws {
-            // 80 kbit/s sends a 500-byte packet in 50 ms; the queue holds 5,000 bytes: 10 packets.
-            let count = 100, queuedPackets = 10
+            // 40 kbit/s sends a 500-byte packet in 100 ms and the queue holds 2,500 bytes (5 packets),
+            // so the queue stays full unless sending the burst takes the sender more than 9 s.
+            let count = 100, queuedPackets = 5
             let sender = try LoopbackSocket(ipv6: false), receiver = try LoopbackSocket(ipv6: false)
             let relay = try ImpairmentRelay(
-                lanes: [.init(targetPort: receiver.endpoint.port)], options: ["--forward-rate", "80", "--forward-queue-bytes", "5000"])
+                lanes: [.init(targetPort: receiver.endpoint.port)], options: ["--forward-rate", "40", "--forward-queue-bytes", "2500"])
             for index in 0..<count { try sender.send(Self.numbered(index, size: 500), toPort: relay.lanes[0].listenPort) }
             #expect(try Self.receiveNumbers(queuedPackets, on: receiver) == Array(0..<queuedPackets), "the head of the burst gets through, in order")
 
@@ -92,7 +93,7 @@ extension EndToEnd {
             #expect(packets.out + packets.unsentAtExit >= queuedPackets)
             // The model's bound, not a timing: a packet waits at most for a full queue ahead of it.
             let maxQueueDelayMs = try #require(stats.forward.queueDelayMs?.max)
-            #expect(maxQueueDelayMs <= 500.001, "5,000 bytes at 80 kbit/s drain in 500 ms")
+            #expect(maxQueueDelayMs <= 500.001, "2,500 bytes at 40 kbit/s drain in 500 ms")
             expectBalanced(stats)
         }
 

@@ -43,8 +43,10 @@ Observability
   "inner_port", "target"}]}), and "ready" is printed on stdout. On SIGINT, SIGTERM or the end of
   --duration, --stats-json gets per direction: packets and bytes in, out and dropped (loss, queue,
   no_peer, send_error, unsent_at_exit: in = out + all of them), queue delay and departure lateness
-  percentiles in ms, throughput out in kbit/s and 1-second bins (configured rate, throughput,
-  queue delay p95, drops). Times in the packet log and bins count from the first packet.
+  percentiles in ms, throughput out in kbit/s and 1-second bins: configured rate at the bin's
+  start (null = unlimited), throughput of the packets that left in it, queue delay p95 and drops
+  of the packets that arrived in it. Times in the packet log and bins count from the first
+  packet, in either direction; so does --*-schedule.
 
 Also an importable module: Relay(RelayConfig).bind(), .run(), .request_stop() (thread and
 signal safe), .stats(); Link and LossModel are the pure models. Python 3 standard library only.
@@ -394,13 +396,13 @@ class Relay:
         self.finish()
 
     def receive(self, lane, direction, limit):
-        """Reads up to `limit` datagrams from one side of `lane`; returns how many."""
+        """Reads up to `limit` datagrams from one side of `lane`, fewer when none is waiting."""
         sock = lane.listen if direction == "forward" else lane.inner
-        for count in range(limit):
+        for _ in range(limit):
             try:
                 data, source = sock.recvfrom(MAX_DATAGRAM)
             except (BlockingIOError, InterruptedError):
-                return count
+                return
             except OSError:
                 continue  # an ICMP error queued on the socket; the next read gets the datagram
             now = time.monotonic_ns()
@@ -409,7 +411,6 @@ class Relay:
                 self.admit("forward", lane, data, lane.target, lane.inner, now)
             else:
                 self.admit("reverse", lane, data, lane.last_source, lane.listen, now)
-        return limit
 
     def admit(self, direction, lane, data, destination, out_socket, now):
         if self.origin_ns is None:
