@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CLinux"),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
@@ -33,7 +34,7 @@ let package = Package(
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "RTCP", dependencies: ["RTP"]),
-        .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
+        .target(name: "Transport", dependencies: ["RTP", "CSRTP", "CLinux", logging]),
         .target(name: "SDP"),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", logging,

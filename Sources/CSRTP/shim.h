@@ -2,17 +2,6 @@
 #ifndef CAMRTP_CSRTP_SHIM_H
 #define CAMRTP_CSRTP_SHIM_H
 
-#include <sys/socket.h>
-
-/// Glibc's `struct mmsghdr` and `sendmmsg(2)`, which it declares only under _GNU_SOURCE (and Swift's
-/// Glibc module is built without it). Same layout; the UDP transport batches sends through them.
-struct camrtp_mmsghdr {
-    struct msghdr msg_hdr;
-    unsigned int msg_len;
-};
-int camrtp_sendmmsg(int fd, struct camrtp_mmsghdr *messages, unsigned int count, int flags)
-    __asm__("sendmmsg");
-
 #include <srtp2/srtp.h>
 
 /// SRTP_AES_ICM_128 master key (16) plus salt (14), RFC 3711 section 8.2 / RFC 4568.

@@ -1,7 +1,7 @@
-import CSRTP
-import RTP
+import CLinux
 import Glibc
 import Logging
+import RTP
 
 /// What a `UDPTransport` has sent, received and dropped. Dropped packets are counted, not thrown.
 public struct UDPTransportStatistics: Sendable, Hashable {
@@ -11,8 +11,8 @@ public struct UDPTransportStatistics: Sendable, Hashable {
     public var sendCalls: UInt64 = 0
     /// Packets given to `send` that did not leave, for one of the reasons below.
     public var packetsDropped: UInt64 = 0
-    /// ECONNREFUSED: an ICMP port unreachable came back, so nobody listened at the destination
-    /// when an earlier packet arrived (RFC 1122 section 4.1.3.3). Sending goes on.
+    /// ICMP port unreachable reports: nobody listened at the peer when an earlier packet arrived
+    /// (RFC 1122 section 4.1.3.3). Sending goes on.
     public var connectionRefused: UInt64 = 0
     /// EAGAIN: the socket send buffer stayed full beyond the stall budget.
     public var wouldBlock: UInt64 = 0
@@ -24,21 +24,25 @@ public struct UDPTransportStatistics: Sendable, Hashable {
     public var otherErrors: UInt64 = 0
     /// The errno of the latest `otherErrors` entry, 0 if none.
     public var lastOtherErrno: Int32 = 0
+    /// Datagrams received from the peer.
     public var packetsReceived: UInt64 = 0
     public var bytesReceived: UInt64 = 0
     /// Received datagrams longer than the caller's buffer, delivered cut short.
     public var packetsTruncated: UInt64 = 0
+    /// Datagrams from any address but the peer's: read, counted and thrown away.
+    public var datagramsFromOthers: UInt64 = 0
 
     public init() {}
 }
 
-/// A connected UDP socket (IPv4 or IPv6) that sends a ``RTPPacketBatch`` with one `sendmmsg` call and
-/// receives RTCP without blocking.
+/// A UDP socket (IPv4 or IPv6) bound to a local port that exchanges datagrams with one peer: it
+/// sends a ``RTPPacketBatch`` with one `sendmmsg` call and receives what the peer sends back
+/// (RTCP feedback) without blocking.
 ///
-/// Connecting (POSIX `connect` on a datagram socket) fixes the destination, so the kernel skips
-/// a route lookup per packet, filters inbound datagrams to the peer and reports ICMP errors such as
-/// port unreachable as ECONNREFUSED. That last report is expected while a receiver starts up and
-/// is counted, never fatal.
+/// The socket is not connected, so that datagrams from other addresses reach it and can be
+/// counted before they are discarded (a connected socket has the kernel drop them unseen). ICMP
+/// errors still arrive through the error queue (`IP_RECVERR`, ip(7)), so a peer that is not
+/// listening is reported as on a connected socket, and counted, never fatal.
 ///
 /// The message and I/O vector arrays are allocated once and reused; they grow only for a batch
 /// bigger than any before it. The socket is nonblocking: a full send buffer stalls the caller at
@@ -60,9 +64,15 @@ public final class UDPTransport {
     private var messages: UnsafeMutablePointer<camrtp_mmsghdr>
     private var vectors: UnsafeMutablePointer<iovec>
     private var vectorCapacity: Int
+    /// The peer's address, built once: every message names it.
+    private let peerAddress: UnsafeMutablePointer<sockaddr_storage>
+    private let peerAddressLength: socklen_t
+    /// Where `receive` and the error queue put the sender's address and control data.
+    private let sourceAddress: UnsafeMutablePointer<sockaddr_storage>
+    private let controlBuffer: UnsafeMutableRawBufferPointer
 
     /// Opens a socket bound to `localPort` (0 for any) on the wildcard address of `remote`'s
-    /// family and connects it to `remote`.
+    /// family, for datagrams to and from `remote`.
     /// - Parameter sendBufferBytes: requested SO_SNDBUF; best effort (a keyframe burst at
     ///   1.5 Mbit/s is tens of packets, which the Linux default of ~208 KiB already holds, but a
     ///   pacer falling behind should not drop).
@@ -74,9 +84,9 @@ public final class UDPTransport {
         reservedPackets: Int = 64,
         logger: Logger = Logger(label: "camrtp.transport")
     ) throws(SocketError) {
-        let domain = remote.family == .ipv4 ? AF_INET : AF_INET6
+        let isIPv4 = remote.family == .ipv4
         let type = Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue) | Int32(SOCK_NONBLOCK.rawValue)
-        let fd = socket(domain, type, 0)
+        let fd = socket(isIPv4 ? AF_INET : AF_INET6, type, 0)
         guard fd >= 0 else { throw .fromErrno("socket for \(remote)") }
         func fail(_ operation: String) -> SocketError {
             let error = SocketError.fromErrno(operation)
@@ -85,14 +95,14 @@ public final class UDPTransport {
         }
 
         Self.setSendBuffer(fd: fd, bytes: sendBufferBytes)
-        let wildcard = Endpoint(family: remote.family,
-                                addressBytes: [UInt8](repeating: 0, count: remote.family == .ipv4 ? 4 : 16),
-                                port: localPort)
+        var enable: Int32 = 1
+        let reportsErrors = isIPv4
+            ? setsockopt(fd, Int32(IPPROTO_IP), IP_RECVERR, &enable, socklen_t(MemoryLayout<Int32>.size))
+            : setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_RECVERR, &enable, socklen_t(MemoryLayout<Int32>.size))
+        guard reportsErrors == 0 else { throw fail("setsockopt IP_RECVERR") }
+        let wildcard = Endpoint(family: remote.family, addressBytes: [UInt8](repeating: 0, count: isIPv4 ? 4 : 16), port: localPort)
         guard wildcard.withSocketAddress({ bind(fd, $0, $1) }) == 0 else {
             throw fail("bind to \(wildcard)")
-        }
-        guard retryingOnInterrupt({ remote.withSocketAddress { connect(fd, $0, $1) } }) == 0 else {
-            throw fail("connect to \(remote)")
         }
         var storage = sockaddr_storage()
         var storageLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
@@ -112,6 +122,16 @@ public final class UDPTransport {
         self.vectorCapacity = Swift.max(1, reservedPackets)
         self.messages = .allocate(capacity: vectorCapacity)
         self.vectors = .allocate(capacity: vectorCapacity)
+        let peerAddress = UnsafeMutablePointer<sockaddr_storage>.allocate(capacity: 1)
+        peerAddress.initialize(to: sockaddr_storage())
+        peerAddressLength = remote.withSocketAddress { address, length in
+            UnsafeMutableRawPointer(peerAddress).copyMemory(from: address, byteCount: Int(length))
+            return length
+        }
+        self.peerAddress = peerAddress
+        sourceAddress = .allocate(capacity: 1)
+        sourceAddress.initialize(to: sockaddr_storage())
+        controlBuffer = .allocate(byteCount: 512, alignment: 16)
         if self.sendBufferBytes < sendBufferBytes {
             logger.info("UDP send buffer smaller than requested",
                         metadata: ["requested": "\(sendBufferBytes)", "granted": "\(self.sendBufferBytes)"])
@@ -123,13 +143,19 @@ public final class UDPTransport {
         close(fd)
         messages.deallocate()
         vectors.deallocate()
+        peerAddress.deallocate()
+        sourceAddress.deallocate()
+        controlBuffer.deallocate()
     }
+
+    /// The socket, for an event loop to watch; it stays owned by this transport.
+    public var fileDescriptor: Int32 { fd }
 
     /// Message slots allocated so far; grows only for a batch bigger than any before it.
     public var reservedPackets: Int { vectorCapacity }
 
     /// Opens the companion RTCP transport: to `remote.defaultRTCPEndpoint` (RTP port + 1, RFC 3550
-    /// section 11) unless `rtcpRemote` says otherwise (RFC 3605 `a=rtcp:`).
+    /// section 11) unless `rtcpRemote` says otherwise (RFC 3605 `a=rtcp:`), from `localPort`.
     public func makeRTCPTransport(rtcpRemote: Endpoint? = nil, localPort: UInt16 = 0) throws(SocketError) -> UDPTransport {
         guard let destination = rtcpRemote ?? remote.defaultRTCPEndpoint else {
             throw SocketError("choosing the RTCP port (RTP port + 1) for \(remote)", code: EINVAL)
@@ -161,14 +187,22 @@ public final class UDPTransport {
         return sendPrepared(1) == 1
     }
 
-    /// Receives one datagram into `buffer` without blocking. Returns its length, or `nil` when
-    /// none is waiting. A pending ICMP error is counted and skipped.
+    /// Receives the next datagram from the peer into `buffer` without blocking. Returns its
+    /// length, or `nil` when none is waiting. Datagrams from other addresses are counted in
+    /// `datagramsFromOthers` and skipped; pending ICMP errors are counted and skipped.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int? {
         while true {
+            var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
             let received = retryingOnInterrupt {
-                recv(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC))
+                sourceAddress.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    recvfrom(fd, buffer.baseAddress, buffer.count, Int32(MSG_DONTWAIT) | Int32(MSG_TRUNC), $0, &addressLength)
+                }
             }
             if received >= 0 {
+                guard isPeer(sourceAddress, length: addressLength) else {
+                    statistics.datagramsFromOthers += 1
+                    continue
+                }
                 statistics.packetsReceived += 1
                 statistics.bytesReceived += UInt64(received)
                 if received > buffer.count { statistics.packetsTruncated += 1 }
@@ -178,7 +212,7 @@ public final class UDPTransport {
             case EAGAIN, EWOULDBLOCK:
                 return nil
             case ECONNREFUSED:
-                statistics.connectionRefused += 1
+                drainErrorQueue()
             default:
                 throw .fromErrno("recv from \(remote)")
             }
@@ -190,16 +224,38 @@ public final class UDPTransport {
         try poll(events: Int16(POLLIN), timeoutMilliseconds: timeoutMilliseconds)
     }
 
+    /// Reads the ICMP reports the kernel queued for this socket (an event loop calls it when the
+    /// socket signals an error) and counts refusals: a queue left full would keep signalling.
+    public func drainErrorQueue() {
+        while true {
+            // The error queue returns the offending datagram's start too; it is not needed.
+            var message = msghdr(
+                msg_name: UnsafeMutableRawPointer(sourceAddress), msg_namelen: socklen_t(MemoryLayout<sockaddr_storage>.size),
+                msg_iov: nil, msg_iovlen: 0, msg_control: controlBuffer.baseAddress,
+                msg_controllen: controlBuffer.count, msg_flags: 0)
+            guard retryingOnInterrupt({ recvmsg(fd, &message, Int32(MSG_ERRQUEUE) | Int32(MSG_DONTWAIT)) }) >= 0 else { return }
+            var header = camrtp_cmsg_first(&message)
+            while let current = header {
+                let isIPError = (current.pointee.cmsg_level == Int32(IPPROTO_IP) && current.pointee.cmsg_type == IP_RECVERR)
+                    || (current.pointee.cmsg_level == Int32(IPPROTO_IPV6) && current.pointee.cmsg_type == IPV6_RECVERR)
+                if isIPError, camrtp_cmsg_extended_error(current).pointee.ee_errno == UInt32(ECONNREFUSED) {
+                    noteRefusal()
+                }
+                header = camrtp_cmsg_next(&message, current)
+            }
+        }
+    }
+
     // MARK: - Sending
 
-    /// Sends `vectors[0..<count]`. EINTR restarts; ECONNREFUSED (a stale ICMP report that the
-    /// kernel clears on delivery and that stopped only the current packet) retries that packet
+    /// Sends `vectors[0..<count]` to the peer. EINTR restarts; ECONNREFUSED (an ICMP report that
+    /// the kernel clears on delivery and that stopped only the current packet) retries that packet
     /// once; a full buffer waits once, then drops the rest of the batch.
     private func sendPrepared(_ count: Int) -> Int {
         for index in 0..<count {
             messages[index] = camrtp_mmsghdr(
-                msg_hdr: msghdr(msg_name: nil, msg_namelen: 0, msg_iov: vectors + index, msg_iovlen: 1,
-                                msg_control: nil, msg_controllen: 0, msg_flags: 0),
+                msg_hdr: msghdr(msg_name: UnsafeMutableRawPointer(peerAddress), msg_namelen: peerAddressLength,
+                                msg_iov: vectors + index, msg_iovlen: 1, msg_control: nil, msg_controllen: 0, msg_flags: 0),
                 msg_len: 0)
         }
         // A nested function capturing these counters would box them on the heap, so the loop
@@ -223,11 +279,7 @@ public final class UDPTransport {
             var dropUpTo = next
             switch code {
             case ECONNREFUSED:
-                statistics.connectionRefused += 1
-                if statistics.connectionRefused == 1 {
-                    logger.info("receiver not listening yet (ICMP port unreachable); still sending",
-                                metadata: ["remote": "\(remote)"])
-                }
+                drainErrorQueue()
                 if retriedRefusal { dropUpTo = next + 1 }
                 retriedRefusal.toggle()
             case EAGAIN, EWOULDBLOCK, ENOBUFS:
@@ -254,6 +306,28 @@ public final class UDPTransport {
         }
         statistics.packetsDropped += UInt64(dropped)
         return count - dropped
+    }
+
+    private func noteRefusal() {
+        statistics.connectionRefused += 1
+        if statistics.connectionRefused == 1 {
+            logger.info("receiver not listening yet (ICMP port unreachable); still sending", metadata: ["remote": "\(remote)"])
+        }
+    }
+
+    /// Whether the address the kernel filled in is the peer's: same family, port and address
+    /// (IPv6 flow labels and scope ids aside). Compares bytes in place, so a flood of foreign
+    /// datagrams costs no allocation.
+    private func isPeer(_ address: UnsafeMutablePointer<sockaddr_storage>, length: socklen_t) -> Bool {
+        guard length == peerAddressLength, address.pointee.ss_family == peerAddress.pointee.ss_family else { return false }
+        let received = UnsafeRawPointer(address), expected = UnsafeRawPointer(peerAddress)
+        if remote.family == .ipv4 {
+            return received.load(fromByteOffset: 2, as: UInt16.self) == expected.load(fromByteOffset: 2, as: UInt16.self)
+                && received.load(fromByteOffset: 4, as: UInt32.self) == expected.load(fromByteOffset: 4, as: UInt32.self)
+        }
+        // sockaddr_in6: family 2, port 2, flow info 4, address 16.
+        return received.load(fromByteOffset: 2, as: UInt16.self) == expected.load(fromByteOffset: 2, as: UInt16.self)
+            && memcmp(received + 8, expected + 8, 16) == 0
     }
 
     private func reserve(_ count: Int) {

@@ -1,0 +1,33 @@
+// Linux socket and event interfaces that Swift's Glibc module leaves out (it is built without
+// _GNU_SOURCE): batched datagram calls, epoll, eventfd, timerfd and the ICMP error queue.
+#ifndef CAMRTP_CLINUX_SHIM_H
+#define CAMRTP_CLINUX_SHIM_H
+
+#include <sys/socket.h>
+#include <sys/epoll.h>
+#include <sys/eventfd.h>
+#include <sys/timerfd.h>
+#include <netinet/in.h>
+#include <linux/errqueue.h>
+
+/// Glibc's `struct mmsghdr`, `sendmmsg(2)` and `recvmmsg(2)`, declared only under _GNU_SOURCE.
+struct camrtp_mmsghdr {
+    struct msghdr msg_hdr;
+    unsigned int msg_len;
+};
+int camrtp_sendmmsg(int fd, struct camrtp_mmsghdr *messages, unsigned int count, int flags)
+    __asm__("sendmmsg");
+
+/// The first control message of a `msghdr`, and the next one: CMSG_FIRSTHDR and CMSG_NXTHDR are macros.
+static inline struct cmsghdr *camrtp_cmsg_first(struct msghdr *message) {
+    return CMSG_FIRSTHDR(message);
+}
+static inline struct cmsghdr *camrtp_cmsg_next(struct msghdr *message, struct cmsghdr *header) {
+    return CMSG_NXTHDR(message, header);
+}
+/// The data of a control message (CMSG_DATA), here a `struct sock_extended_err`.
+static inline const struct sock_extended_err *camrtp_cmsg_extended_error(struct cmsghdr *header) {
+    return (const struct sock_extended_err *)CMSG_DATA(header);
+}
+
+#endif
