@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing",
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
         ]),
     ],
     dependencies: [
@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
@@ -32,6 +33,7 @@ let package = Package(
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
+        .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -52,6 +54,7 @@ let package = Package(
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
