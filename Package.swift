@@ -9,7 +9,7 @@ let package = Package(
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing",
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
         ]),
     ],
     dependencies: [
@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CLinux"),
+        .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
@@ -36,6 +37,7 @@ let package = Package(
         .target(name: "RTCP", dependencies: ["RTP"]),
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", "CLinux", logging]),
         .target(name: "SDP"),
+        .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -57,6 +59,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
+        .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport"]),
