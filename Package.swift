@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing",
+            "ImageEncoding",
         ]),
     ],
     dependencies: [
@@ -23,38 +24,48 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
         .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("V4L2/Fixtures")]),
-        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture"]),
+        .target(name: "ImageEncoding", dependencies: ["MediaCore", "FrameProcessing", "CTurboJPEG", "CPNG"]),
+        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "Capture", "ImageEncoding"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", logging,
+            "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", logging,
+            "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "ImageEncoding", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
 
-        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "RTP", "Transport"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Capture", "MediaCore", "RTP", "Transport", "FrameProcessing", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "CV4L2"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "TestSupport"]),
-        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "TestSupport"]),
+        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "ImageEncoding", "TestSupport"]),
+        .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "Capture", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",
+        ]),
+        .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
             "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "Transport", "SDP", "TestSupport",
             .product(name: "Metrics", package: "swift-metrics"),
