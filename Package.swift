@@ -10,6 +10,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
+            "ImageEncoding",
         ]),
     ],
     dependencies: [
@@ -25,13 +26,16 @@ let package = Package(
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
         .systemLibrary(name: "CLinux"),
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
+        .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
+        .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
         .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
         // The in-process V4L2 device: tests and `--source fake-camera`, not the library product.
         .target(name: "FakeV4L2", dependencies: ["Capture", "MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("Fixtures")]),
-        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing"]),
+        .target(name: "ImageEncoding", dependencies: ["MediaCore", "FrameProcessing", "CTurboJPEG", "CPNG"]),
+        .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "ImageEncoding"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "RTCP", dependencies: ["RTP"]),
@@ -39,32 +43,39 @@ let package = Package(
         .target(name: "SDP"),
         .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", logging,
+            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "Transport", "MediaCore", logging,
+            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "Transport", "MediaCore", "ImageEncoding", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
 
-        .target(name: "TestSupport", dependencies: ["Capture", "MediaCore", "RTP", "Transport"], path: "Tests/TestSupport"),
+        .target(
+            name: "TestSupport",
+            dependencies: ["Capture", "MediaCore", "RTP", "Transport", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV"],
+            path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
-        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "ImageEncoding", "MediaCore", "TestSupport"]),
+        .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
-        .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
-        .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
+        .testTarget(name: "EndToEndTests", dependencies: [
+            "Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",
+        ]),
+        .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
-            "CameraRTP", "Capture", "VP8", "MediaCore", "RTP", "RTCP", "Transport", "TestSupport",
+            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "RTP", "RTCP", "Transport", "TestSupport",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

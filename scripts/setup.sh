@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(
-    pkg-config libv4l-dev libvpx-dev libsrtp2-dev libyuv-dev libjpeg-dev libssl-dev openssl
+    pkg-config libv4l-dev libvpx-dev libsrtp2-dev libyuv-dev libjpeg-dev libturbojpeg0-dev libpng-dev libssl-dev openssl
     ffmpeg vpx-tools gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good
 )
 

@@ -32,7 +32,7 @@ public final class StreamPipeline: Sendable {
     private let logger: Logger
     private let eventContinuation: AsyncStream<PipelineEvent>.Continuation
     private let eventHandler: (@Sendable (PipelineEvent) -> Void)?
-    private let control = ControlState()
+    let control = ControlState()
     private let encodeThread = Mutex<MediaThread?>(nil)
 
     /// Makes the encoder now, so bad settings fail before anything starts.

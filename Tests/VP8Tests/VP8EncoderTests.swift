@@ -1,6 +1,7 @@
 import Capture
 import FrameProcessing
 import MediaCore
+import TestSupport
 import Testing
 import VP8
 

@@ -2,10 +2,10 @@ import CVPX
 import MediaCore
 
 /// libvpx's own VP8 decoder, to check what the encoder produced.
-final class VP8TestDecoder {
+public final class VP8TestDecoder {
     private var context = vpx_codec_ctx_t()
 
-    init() throws {
+    public init() throws {
         let result = vpx_codec_dec_init_ver(&context, vpx_codec_vp8_dx(), nil, 0, CAMRTP_VPX_DECODER_ABI_VERSION)
         guard result == VPX_CODEC_OK else { throw DecodeError.initFailed(Int(result.rawValue)) }
     }
@@ -14,13 +14,13 @@ final class VP8TestDecoder {
         vpx_codec_destroy(&context)
     }
 
-    enum DecodeError: Error {
+    public enum DecodeError: Error {
         case initFailed(Int)
         case decodeFailed(Int)
     }
 
     /// Decodes one frame into a tightly packed I420 buffer.
-    func decode(_ data: [UInt8]) throws -> I420Buffer? {
+    public func decode(_ data: [UInt8]) throws -> I420Buffer? {
         let result = data.withUnsafeBufferPointer {
             vpx_codec_decode(&context, $0.baseAddress, UInt32($0.count), nil, 0)
         }
