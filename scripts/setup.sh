@@ -39,6 +39,7 @@ case "${1:-}" in
         ;;
     test)
         install_missing
+        scripts/check-module-graph.py
         swift build --build-tests
         swift test --skip-build
         ;;
