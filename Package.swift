@@ -68,7 +68,7 @@ let package = Package(
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
-        .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
+        .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",

@@ -62,17 +62,27 @@ public struct SessionPlan: Sendable {
     /// The SDP a receiver needs (RFC 8866): where to listen, VP8/90000, RTCP, extensions, keys.
     /// Deterministic when the SSRC and key are fixed.
     public var sessionDescription: SessionDescription {
-        let address: ConnectionAddress = destination.family == .ipv4 ? .ipv4(destination.address) : .ipv6(destination.address)
+        sessionDescription(video: videoSection)
+    }
+
+    /// The plan's `m=video` section. To offer RTCP feedback (RTP/AVPF) or RTX, set its `feedback`
+    /// and `retransmission` and pass it to `sessionDescription(video:)`.
+    public var videoSection: PlainRTPVideo {
         var extensions: [HeaderExtensionMapping] = []
         if let id = absoluteSendTimeExtensionID { extensions.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.absoluteSendTime)) }
         if let id = videoOrientationExtensionID { extensions.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.videoOrientation)) }
-        let video = VideoMedia(
+        return PlainRTPVideo(
             port: destination.port, payloadType: payloadType,
             rtcp: rtcpDestination.map { .port($0.port) } ?? .multiplexed,
             extensions: extensions,
             source: fixedSSRC.map { SourceDescription(ssrc: $0, cname: cname) },
             frameRate: frameRate.map { Int($0.rounded()) },
             crypto: srtpKey.map { CryptoAttribute(suite: $0.suite.sdpName, key: InlineKey(base64: $0.base64EncodedKeyingMaterial())) })
+    }
+
+    /// The description with `video` as its media section, addressed to the destination.
+    public func sessionDescription(video: PlainRTPVideo) -> SessionDescription {
+        let address: ConnectionAddress = destination.family == .ipv4 ? .ipv4(destination.address) : .ipv6(destination.address)
         return SessionDescription(
             origin: Origin(sessionID: UInt64(fixedSSRC ?? 0), address: address), connection: address, video: video)
     }
