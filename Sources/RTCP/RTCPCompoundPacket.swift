@@ -6,8 +6,39 @@ public enum RTCPPacket: Equatable, Sendable {
     case receiverReport(RTCPReceiverReport)
     case sourceDescription(RTCPSourceDescription)
     case bye(RTCPBye)
-    /// A packet type this module does not model (feedback, APP, XR), kept as it came.
+    case applicationDefined(RTCPApplicationDefined)
+    case genericNACK(RTCPGenericNACK)
+    case transportWideFeedback(RTCPTransportWideFeedback)
+    case pictureLossIndication(RTCPPictureLossIndication)
+    case fullIntraRequest(RTCPFullIntraRequest)
+    case receiverEstimatedMaximumBitrate(RTCPReceiverEstimatedMaximumBitrate)
+    /// A packet type or feedback FMT this module does not model (XR, SLI, TMMBR, other
+    /// application layer feedback), kept as it came; `count` holds the FMT of feedback.
     case other(packetType: UInt8, count: UInt8, body: [UInt8])
+
+    /// Reads the packet `header` framed at the start of `bytes` as the type its PT and FMT name.
+    init(parsing bytes: UnsafeRawBufferPointer, header: RTCPCommonHeader) throws(WireFormatError) {
+        switch (header.packetType, UInt8(header.count)) {
+        case (RTCPPacketType.senderReport, _): self = .senderReport(try RTCPSenderReport(parsing: bytes))
+        case (RTCPPacketType.receiverReport, _): self = .receiverReport(try RTCPReceiverReport(parsing: bytes))
+        case (RTCPPacketType.sourceDescription, _): self = .sourceDescription(try RTCPSourceDescription(parsing: bytes))
+        case (RTCPPacketType.bye, _): self = .bye(try RTCPBye(parsing: bytes))
+        case (RTCPPacketType.applicationDefined, _): self = .applicationDefined(try RTCPApplicationDefined(parsing: bytes))
+        case (RTCPPacketType.transportLayerFeedback, RTCPGenericNACK.format):
+            self = .genericNACK(try RTCPGenericNACK(parsing: bytes))
+        case (RTCPPacketType.transportLayerFeedback, RTCPTransportWideFeedback.format):
+            self = .transportWideFeedback(try RTCPTransportWideFeedback(parsing: bytes))
+        case (RTCPPacketType.payloadSpecificFeedback, RTCPPictureLossIndication.format):
+            self = .pictureLossIndication(try RTCPPictureLossIndication(parsing: bytes))
+        case (RTCPPacketType.payloadSpecificFeedback, RTCPFullIntraRequest.format):
+            self = .fullIntraRequest(try RTCPFullIntraRequest(parsing: bytes))
+        case (RTCPPacketType.payloadSpecificFeedback, RTCPReceiverEstimatedMaximumBitrate.format)
+        where RTCPReceiverEstimatedMaximumBitrate.isTagged(body: header.body):
+            self = .receiverEstimatedMaximumBitrate(try RTCPReceiverEstimatedMaximumBitrate(parsing: bytes))
+        default:
+            self = .other(packetType: header.packetType, count: UInt8(header.count), body: Array(header.body))
+        }
+    }
 
     var wireFormat: any WireFormat {
         switch self {
@@ -15,6 +46,12 @@ public enum RTCPPacket: Equatable, Sendable {
         case .receiverReport(let packet): packet
         case .sourceDescription(let packet): packet
         case .bye(let packet): packet
+        case .applicationDefined(let packet): packet
+        case .genericNACK(let packet): packet
+        case .transportWideFeedback(let packet): packet
+        case .pictureLossIndication(let packet): packet
+        case .fullIntraRequest(let packet): packet
+        case .receiverEstimatedMaximumBitrate(let packet): packet
         case .other(let packetType, let count, let body): OpaqueRTCPPacket(packetType: packetType, count: count, body: body)
         }
     }
@@ -29,7 +66,10 @@ public enum RTCPPacket: Equatable, Sendable {
 /// +------------+------------------+----------------+
 /// ```
 ///
-/// Parsing accepts any order, since RFC 5506 reduced-size RTCP drops the SR/RR-first rule.
+/// Parsing accepts any order and any single packet, since RFC 5506 reduced-size RTCP drops the
+/// SR/RR-first rule: receivers send a lone NACK, PLI or transport-wide feedback. `init(parsing:)`
+/// is strict and throws if any packet is malformed; `parseValidPackets(_:)` keeps the packets that
+/// parse and reports the rest (see `RTCPCompoundParseResult` for the rule).
 public struct RTCPCompoundPacket: WireFormat, Equatable, Sendable {
     public var packets: [RTCPPacket]
 
@@ -52,28 +92,39 @@ public struct RTCPCompoundPacket: WireFormat, Equatable, Sendable {
         return writer.offset
     }
 
+    /// Every packet of the datagram, or the first error.
     public init(parsing bytes: UnsafeRawBufferPointer) throws(WireFormatError) {
+        let result = Self.parseValidPackets(bytes)
+        if let error = result.rejections.first { throw error }
+        packets = result.packets
+    }
+
+    /// The packets of the datagram that parse, and an error for each that does not: a packet
+    /// with malformed contents is skipped alone, a broken common header ends the datagram.
+    public static func parseValidPackets(_ bytes: UnsafeRawBufferPointer) -> RTCPCompoundParseResult {
+        var result = RTCPCompoundParseResult()
         guard !bytes.isEmpty else {
-            throw .truncated(structure: "RTCP compound packet", needed: RTCPCommonHeader.size, available: 0)
+            result.rejections.append(.truncated(structure: "RTCP compound packet", needed: RTCPCommonHeader.size, available: 0))
+            return result
         }
-        packets = []
         var offset = 0
         while offset < bytes.count {
             let rest = UnsafeRawBufferPointer(rebasing: bytes[offset...])
-            let header = try RTCPCommonHeader(parsing: rest, structure: "RTCP packet")
-            let packet = UnsafeRawBufferPointer(rebasing: rest[..<header.packetSize])
-            switch header.packetType {
-            case RTCPPacketType.senderReport: packets.append(.senderReport(try RTCPSenderReport(parsing: packet)))
-            case RTCPPacketType.receiverReport: packets.append(.receiverReport(try RTCPReceiverReport(parsing: packet)))
-            case RTCPPacketType.sourceDescription:
-                packets.append(.sourceDescription(try RTCPSourceDescription(parsing: packet)))
-            case RTCPPacketType.bye: packets.append(.bye(try RTCPBye(parsing: packet)))
-            default:
-                let opaque = try OpaqueRTCPPacket(parsing: packet)
-                packets.append(.other(packetType: opaque.packetType, count: opaque.count, body: opaque.body))
+            let header: RTCPCommonHeader
+            do throws(WireFormatError) {
+                header = try RTCPCommonHeader(parsing: rest, structure: "RTCP packet")
+            } catch {
+                result.rejections.append(error)
+                break
+            }
+            do throws(WireFormatError) {
+                result.packets.append(try RTCPPacket(parsing: UnsafeRawBufferPointer(rebasing: rest[..<header.packetSize]), header: header))
+            } catch {
+                result.rejections.append(error)
             }
             offset += header.packetSize
         }
+        return result
     }
 }
 
@@ -98,8 +149,8 @@ struct OpaqueRTCPPacket: WireFormat {
     var serializedSize: Int { RTCPCommonHeader.size + (body.count + 3) / 4 * 4 }
 
     func serialize(into buffer: UnsafeMutableRawBufferPointer) throws(WireFormatError) -> Int {
-        var writer = try ByteWriter(buffer, size: serializedSize, structure: "RTCP packet")
-        RTCPCommonHeader.write(count: Int(count), packetType: packetType, packetSize: serializedSize, to: &writer)
+        var writer = try RTCPCommonHeader.writer(
+            into: buffer, count: Int(count), packetType: packetType, packetSize: serializedSize, structure: "RTCP packet")
         body.withUnsafeBytes { writer.write($0) }
         writer.padToWordBoundary()
         return writer.offset

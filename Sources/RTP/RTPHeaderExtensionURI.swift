@@ -4,7 +4,9 @@
 public enum RTPHeaderExtensionURI {
     public static let videoOrientation = "urn:3gpp:video-orientation"
     public static let absoluteSendTime = "http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time"
+    public static let transportWideSequenceNumber = "http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01"
 
     public static let defaultVideoOrientationID: UInt8 = 13
     public static let defaultAbsoluteSendTimeID: UInt8 = 2
+    public static let defaultTransportWideSequenceNumberID: UInt8 = 3
 }

@@ -159,12 +159,12 @@ import RTP
     }
 
     @Test func unknownPacketTypesAreKept() throws {
-        // A PLI (RFC 4585 §6.3.1): PT 206, FMT 1.
-        let wire = bytes("80 c9 0001 11223344 81 ce 0002 11223344 55667788")
+        // An SLI (RFC 4585 §6.3.2): PT 206, FMT 2.
+        let wire = bytes("80 c9 0001 11223344 82 ce 0003 11223344 55667788 00040001")
         let compound = try RTCPCompoundPacket(parsing: wire)
         #expect(compound.packets == [
             .receiverReport(RTCPReceiverReport(ssrc: 0x1122_3344)),
-            .other(packetType: 206, count: 1, body: bytes("11223344 55667788")),
+            .other(packetType: 206, count: 2, body: bytes("11223344 55667788 00040001")),
         ])
         #expect(compound.serialized() == wire)
     }
