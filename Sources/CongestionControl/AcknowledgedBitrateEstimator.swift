@@ -13,9 +13,6 @@ struct AcknowledgedBitrateEstimator: Sendable {
     static let initialVariance = 50.0
     /// Added to the variance per sample, so the filter keeps following.
     static let processNoise = 5.0
-    /// Added to the variance when the send rate is about to jump (libwebrtc's
-    /// `ExpectFastRateChange`).
-    static let fastRateChangeVariance = 200.0
 
     private var sumBytes = 0
     private var currentWindowMs: Int64 = 0
@@ -25,12 +22,6 @@ struct AcknowledgedBitrateEstimator: Sendable {
 
     /// The estimate in bit/s, once the first window has closed.
     var bitrateBps: Double? { estimateKbps.map { $0 * 1000 } }
-
-    /// Lets the next samples move the estimate quickly: the sender has just changed its rate
-    /// a lot, so a sample far from the estimate is news rather than noise.
-    mutating func expectFastRateChange() {
-        varianceKbps2 += Self.fastRateChangeVariance
-    }
 
     /// Adds one acknowledged packet; call in order of receive time.
     mutating func update(receiveTimeNs: Int64, sizeBytes: Int) {

@@ -145,7 +145,6 @@ public struct CongestionController: Sendable {
         if result.updated {
             if result.probe {
                 lossBased.setSendBitrate(result.targetBps)
-                acknowledged.expectFastRateChange()
             }
             lossBased.setDelayBasedLimit(result.targetBps)
         }

@@ -8,7 +8,8 @@ import CongestionControl
 /// - A budget spends the pacing rate: every released packet adds its size to a debt that drains
 ///   at the rate. A packet may leave while the debt is within a burst allowance of 40 ms at the
 ///   rate (at most 63 kB), so a frame that arrives after a quiet spell leaves at once and a
-///   backlog leaves at the rate.
+///   backlog leaves evenly at the rate. (libwebrtc, once past the allowance, waits until the
+///   whole debt is paid, so a backlog leaves in 40 ms clumps.)
 /// - The rate rises above the pacing rate when needed for the queued packets to wait no longer
 ///   than `queueTimeLimitNs` on average (a keyframe at a low rate, a capacity drop).
 /// - Probe clusters are sent at their own rate, ahead of the budget, tagging the packets they
