@@ -5,12 +5,12 @@
 /// overuse moves to decrease; underuse (queues draining) holds, so that we do not raise the
 /// rate while the queue we built empties. On overuse the rate drops to 0.85 × the acknowledged
 /// throughput (what the path demonstrably carried), then holds. Increase is multiplicative,
-/// ×1.08 per second, while the link capacity is unknown or the throughput is well above the
-/// last overuse point, and additive, about one packet per response time (2 × (RTT + 100 ms)),
-/// near that point. The rate never runs ahead of 1.5 × the throughput + 10 kbit/s, so an
+/// ×1.08 per second, while the link capacity is unknown or the throughput is well above it,
+/// and additive, about one packet per response time (2 × (RTT + 100 ms)), near it. The link
+/// capacity is what the link carried at the last overuses and, unlike libwebrtc, what a probe
+/// that saturated the path received. The rate never runs ahead of 1.5 × the throughput + 10 kbit/s, so an
 /// encoder that undershoots does not let the estimate grow unchecked.
 struct AIMDRateControl: Sendable {
-
     static let backoffFactor = 0.85
     static let defaultRTTNs: Int64 = 200_000_000
     static let minMultiplicativeIncreaseBps = 1000.0

@@ -4,8 +4,8 @@
 /// While the detector says overuse, the rate comes down (once per RTT, from the acknowledged
 /// throughput; halved every 200 ms if there is none yet). Otherwise a probe result, when there
 /// is one, sets the rate outright (and, if the probe saturated the path, the link capacity
-/// AIMD increases towards), and AIMD steps it up or holds. A stream silent for 2 s
-/// starts the delay filters afresh, since old groups say nothing about the path now.
+/// AIMD increases towards), and AIMD steps it up or holds. A stream silent for 2 s starts the
+/// delay filters afresh, since old groups say nothing about the path now.
 struct DelayBasedBandwidthEstimator: Sendable {
     struct Result: Sendable, Equatable {
         var updated = false

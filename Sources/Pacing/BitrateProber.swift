@@ -28,7 +28,10 @@ struct BitrateProber: Sendable {
     /// The cluster being probed, if probing is active.
     var currentCluster: ProbeCluster? { isActive ? clusters.first?.cluster : nil }
 
+    /// Queues `cluster` (one without a positive rate or any packets is ignored), dropping
+    /// clusters that waited too long to start.
     mutating func add(_ cluster: ProbeCluster, nowNs: Int64) {
+        guard cluster.bitrateBps > 0, cluster.minPackets > 0 else { return }
         clusters.removeAll {
             $0.startedAtNs == nil && nowNs - $0.cluster.createdAtNs > configuration.probeClusterTimeoutNs
         }

@@ -56,7 +56,7 @@ public struct Pacer<Handle: Sendable>: Sendable {
         self.paddingRateBps = min(paddingRateBps, pacingRateBps)
     }
 
-    /// Schedules a probe cluster from the controller.
+    /// Schedules a probe cluster from the controller (`NetworkControlUpdate.probeClusters`).
     public mutating func addProbeCluster(_ cluster: ProbeCluster, nowNs: Int64) {
         prober.add(cluster, nowNs: nowNs)
     }

@@ -229,3 +229,12 @@ private func enqueue(
         #expect(pacer.paddingRateBps == 100_000)
     }
 }
+
+@Suite struct PacerProbeInputTests {
+    @Test func ignoresAClusterWithoutARate() {
+        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        pacer.addProbeCluster(ProbeCluster(id: 1, bitrateBps: 0, minPackets: 5, minBytes: 0, createdAtNs: 0), nowNs: 0)
+        enqueue(&pacer, count: 1)
+        #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == nil)
+    }
+}
