@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding",
+            "ImageEncoding", "CongestionControl", "Pacing",
         ]),
     ],
     dependencies: [
@@ -42,6 +42,8 @@ let package = Package(
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", "CLinux", logging]),
         .target(name: "SDP"),
         .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
+        .target(name: "CongestionControl"),
+        .target(name: "Pacing", dependencies: ["CongestionControl"]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -69,6 +71,8 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
+        .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",
