@@ -10,13 +10,15 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender",
         ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
+        .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -29,7 +31,7 @@ let package = Package(
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
 
-        .target(name: "MediaCore"),
+        .target(name: "MediaCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
         .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
         // The in-process V4L2 device: tests and `--source fake-camera`, not the library product.
@@ -44,8 +46,12 @@ let package = Package(
         .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CongestionControl"),
         .target(name: "Pacing", dependencies: ["CongestionControl"]),
+        .target(name: "RTPSender", dependencies: [
+            "MediaCore", "RTP", "RTCP", "Transport", "Pacing", "CongestionControl", logging,
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "ImageEncoding", logging,
+            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
@@ -53,7 +59,7 @@ let package = Package(
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
-            name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "Transport", "VP8"],
+            name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "RTPSender", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
 
         .target(
@@ -68,6 +74,9 @@ let package = Package(
         .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
+        .testTarget(name: "RTPSenderTests", dependencies: [
+            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
+        ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),

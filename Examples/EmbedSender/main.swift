@@ -9,6 +9,7 @@ import Adaptation
 import CameraRTP
 import Foundation
 import MediaCore
+import RTPSender
 import Transport
 import VP8
 
@@ -27,6 +28,8 @@ final class FrameCounter: VideoSink, @unchecked Sendable {
 let destination = CommandLine.arguments.dropFirst().first ?? "127.0.0.1:5004"
 do {
     let endpoint = try Endpoint(parsing: destination)
+    // The SFU's feedback (PLI when a viewer joins, REMB) reaches the sender on its RTCP port, so
+    // keyframes can come on request alone.
     let plan = SessionPlan(destination: endpoint, rtcpDestination: endpoint.defaultRTCPEndpoint, frameRate: 30)
     print(plan.sessionDescription.serialized())
 
@@ -34,9 +37,9 @@ do {
     let pipeline = try StreamPipeline(
         source: source,
         configuration: PipelineConfiguration(
-            encoder: VP8EncoderSettings(width: 960, height: 540, bitrateKbps: 1500, keyframeIntervalSeconds: 2),
+            encoder: VP8EncoderSettings(bitrateKbps: 1500, keyframes: .onRequest),
             outputSize: (960, 540), durationSeconds: 5),
-        sink: try RTPVideoSender(plan: plan))
+        sink: try RTPVideoSender(configuration: plan.senderConfiguration()))
     let counter = FrameCounter()
     _ = pipeline.videoSource.addSink(counter)
 
@@ -44,7 +47,8 @@ do {
     let events = Task {
         for await event in pipeline.events {
             if case .stats(let stats) = event {
-                print("\(stats.framesEncoded) frames, \(Int(stats.bitrateKbps)) kbit/s, latency p50 \(stats.latencyMs.p50) ms")
+                let rtt = stats.sender?.rttMs.map { ", RTT \($0.last) ms" } ?? ""
+                print("\(stats.framesEncoded) frames, \(Int(stats.bitrateKbps)) kbit/s, latency p50 \(stats.latencyMs.p50) ms\(rtt)")
             }
         }
     }

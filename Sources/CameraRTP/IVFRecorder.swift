@@ -4,6 +4,7 @@ import VP8
 /// Writes the encoded stream to an IVF file: `camrtp record`.
 public final class IVFRecorder: EncodedFrameSink, @unchecked Sendable {
     private var writer: IVFWriter?
+    private var reporter = SinkReporter.ignoring
     public let path: String
     private let frameRate: Double
 
@@ -13,14 +14,19 @@ public final class IVFRecorder: EncodedFrameSink, @unchecked Sendable {
         self.frameRate = frameRate
     }
 
-    public func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
+    public func attach(encoder: any EncoderControl, reporter: SinkReporter) {
+        self.reporter = reporter
+    }
+
+    public func consume(_ frame: EncodedFrame) throws {
         let writer = try writer ?? IVFWriter(path: path, width: frame.width, height: frame.height, frameRate: frameRate)
         self.writer = writer
         try writer.write(frame)
-        stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
+        reporter.report(.frameDelivered(
+            timestampNs: frame.timestampNs, packets: 1, bytes: frame.data.count, deliveredNs: MonotonicClock.nowNs()))
     }
 
-    public func finish(stats: PipelineStats) throws {
+    public func finish() throws {
         try writer?.close()
         writer = nil
     }

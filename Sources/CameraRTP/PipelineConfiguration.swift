@@ -11,7 +11,7 @@ public struct PipelineConfiguration: Sendable {
     public var maxFps: Double?
     /// Rotate the pixels (for receivers that ignore CVO), mirror, align camera timestamps.
     public var adaptation: VideoSourceOptions
-    /// The encoder's settings; its starting size and frame rate are taken from `outputFormat(for:)`.
+    /// How the encoder codes; the size and rate it is opened for come from `outputFormat(for:)`.
     public var encoder: VP8EncoderSettings
     /// `.fast` encodes every frame as fast as possible (files, benchmarks): nothing is dropped
     /// as late or too old. `.realtime` drops instead of queueing.
@@ -20,13 +20,13 @@ public struct PipelineConfiguration: Sendable {
     public var maxLatencyMs: Double
     /// Stop after this many captured frames.
     public var frameLimit: Int?
-    /// Stop after this many seconds.
+    /// Stop after this many seconds; nil or infinity runs until the source ends or a stop.
     public var durationSeconds: Double?
     /// Added to every swift-metrics metric of this pipeline, such as `[("stream", "lobby")]`.
     public var metricsDimensions: [(String, String)] = []
 
     public init(
-        encoder: VP8EncoderSettings, outputSize: (width: Int, height: Int)? = nil, maxFps: Double? = nil,
+        encoder: VP8EncoderSettings = VP8EncoderSettings(), outputSize: (width: Int, height: Int)? = nil, maxFps: Double? = nil,
         adaptation: VideoSourceOptions = VideoSourceOptions(), pace: CapturePace = .realtime,
         maxLatencyMs: Double = 100, frameLimit: Int? = nil, durationSeconds: Double? = nil
     ) {
@@ -43,12 +43,20 @@ public struct PipelineConfiguration: Sendable {
     /// The size and rate of the frames the encoder will get from `source`: the adapter's crop
     /// and scale (`FrameGeometry`), sides swapped when a 90° or 270° rotation is applied, and the
     /// rate capped by `maxFps`.
-    public func outputFormat(for source: CaptureSource) -> (width: Int, height: Int, fps: Double) {
+    public func outputFormat(for source: CaptureSource) -> VP8PictureFormat {
         let geometry = FrameGeometry(
             inputWidth: source.width, inputHeight: source.height,
             request: outputSize.map { .exact(width: $0.width, height: $0.height) })
         let swaps = adaptation.applyRotation && source.rotation.swapsDimensions
-        return (swaps ? geometry.height : geometry.width, swaps ? geometry.width : geometry.height,
-                min(maxFps ?? source.fps, source.fps))
+        return VP8PictureFormat(
+            width: swaps ? geometry.height : geometry.width, height: swaps ? geometry.width : geometry.height,
+            frameRate: min(maxFps ?? source.fps, source.fps))
+    }
+
+    /// When the duration ends, for a run started at `startNs`; nil when it never does.
+    func deadlineNs(startingAt startNs: Int64) -> Int64? {
+        // Past a century the product would not fit 64-bit nanoseconds; it is "forever" anyway.
+        guard let durationSeconds, durationSeconds.isFinite, durationSeconds < 3e9 else { return nil }
+        return startNs + Int64(max(0, durationSeconds) * 1e9)
     }
 }

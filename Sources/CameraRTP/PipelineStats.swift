@@ -14,6 +14,7 @@ public final class PipelineStats: Sendable {
         var bytesSent = 0
         var encodeTimes = LatencyHistogram()
         var latencies = LatencyHistogram()
+        var sender: SenderStatistics?
         var startNs: Int64?
         var endNs: Int64?
     }
@@ -27,6 +28,7 @@ public final class PipelineStats: Sendable {
     private let dropCounters: [FrameDropReason: Counter]
     private let encodeTimer: Timer
     private let latencyTimer: Timer
+    private let network: NetworkMetrics
     /// False in `--pace fast`, where frames carry media time that runs ahead of the clock, so the
     /// time from "capture" to the wire means nothing.
     public let measuresLatency: Bool
@@ -45,6 +47,7 @@ public final class PipelineStats: Sendable {
         })
         encodeTimer = Timer(label: "camrtp_encode_time", dimensions: metricsDimensions)
         latencyTimer = Timer(label: "camrtp_capture_to_wire_latency", dimensions: metricsDimensions)
+        network = NetworkMetrics(dimensions: metricsDimensions)
     }
 
     func markStarted() {
@@ -82,26 +85,35 @@ public final class PipelineStats: Sendable {
         encodeTimer.recordNanoseconds(encodeTimeNs)
     }
 
-    /// Records one frame's packets leaving the socket, `latencyNs` after its capture.
-    public func frameSent(packets: Int, bytes: Int, latencyNs: Int64) {
-        state.withLock {
-            $0.packetsSent += packets
-            $0.bytesSent += bytes
-            if measuresLatency { $0.latencies.record(nanoseconds: latencyNs) }
+    /// Takes what the sink reports.
+    func record(_ event: SinkEvent) {
+        switch event {
+        case .frameDelivered(let timestampNs, let packets, let bytes, let deliveredNs):
+            let latencyNs = deliveredNs - timestampNs
+            state.withLock {
+                $0.packetsSent += packets
+                $0.bytesSent += bytes
+                if measuresLatency { $0.latencies.record(nanoseconds: latencyNs) }
+            }
+            packetCounter.increment(by: Int64(packets))
+            byteCounter.increment(by: Int64(bytes))
+            if measuresLatency { latencyTimer.recordNanoseconds(latencyNs) }
+        case .overheadSent(let packets, let bytes):
+            state.withLock {
+                $0.packetsSent += packets
+                $0.bytesSent += bytes
+            }
+            packetCounter.increment(by: Int64(packets))
+            byteCounter.increment(by: Int64(bytes))
+        case .statistics(let statistics):
+            let previous = state.withLock { state in
+                defer { state.sender = statistics }
+                return state.sender
+            }
+            network.record(statistics, previous: previous)
+        case .keyframeRequested:
+            break
         }
-        packetCounter.increment(by: Int64(packets))
-        byteCounter.increment(by: Int64(bytes))
-        if measuresLatency { latencyTimer.recordNanoseconds(latencyNs) }
-    }
-
-    /// Records packets that are not media, such as RTCP.
-    public func controlSent(packets: Int, bytes: Int) {
-        state.withLock {
-            $0.packetsSent += packets
-            $0.bytesSent += bytes
-        }
-        packetCounter.increment(by: Int64(packets))
-        byteCounter.increment(by: Int64(bytes))
     }
 
     public var snapshot: StatsSnapshot {
@@ -117,7 +129,45 @@ public final class PipelineStats: Sendable {
                 latencyMs: .init(
                     p50: state.latencies.percentileMs(50) ?? 0, p99: state.latencies.percentileMs(99) ?? 0,
                     max: state.latencies.maxMs),
-                durationSeconds: seconds)
+                durationSeconds: seconds, sender: state.sender)
         }
+    }
+}
+
+/// The sender's figures as swift-metrics: counters grow by what changed since the last report,
+/// gauges carry RTT, loss and the target rate over time.
+private struct NetworkMetrics: Sendable {
+    private let rtcpCounters: [(count: @Sendable (SenderStatistics.RTCPReceived) -> Int, counter: Counter)]
+    private let retransmittedCounter: Counter
+    private let keyframesOnRequestCounter: Counter
+    private let roundTripTime: Gauge
+    private let fractionLost: Gauge
+    private let targetBitrate: Gauge
+
+    init(dimensions: [(String, String)]) {
+        let types: [(@Sendable (SenderStatistics.RTCPReceived) -> Int, String)] = [
+            ({ $0.rr }, "rr"), ({ $0.sr }, "sr"), ({ $0.nack }, "nack"), ({ $0.pli }, "pli"), ({ $0.fir }, "fir"),
+            ({ $0.remb }, "remb"), ({ $0.twcc }, "twcc"), ({ $0.other }, "other"), ({ $0.rejected }, "rejected"),
+        ]
+        rtcpCounters = types.map { ($0.0, Counter(label: "camrtp_rtcp_received", dimensions: dimensions + [("type", $0.1)])) }
+        retransmittedCounter = Counter(label: "camrtp_packets_retransmitted", dimensions: dimensions)
+        keyframesOnRequestCounter = Counter(label: "camrtp_keyframes_on_request", dimensions: dimensions)
+        roundTripTime = Gauge(label: "camrtp_rtt_ms", dimensions: dimensions)
+        fractionLost = Gauge(label: "camrtp_receiver_fraction_lost", dimensions: dimensions)
+        targetBitrate = Gauge(label: "camrtp_target_bitrate_kbps", dimensions: dimensions)
+    }
+
+    func record(_ statistics: SenderStatistics, previous: SenderStatistics?) {
+        for (count, counter) in rtcpCounters {
+            let growth = count(statistics.rtcpReceived) - (previous.map { count($0.rtcpReceived) } ?? 0)
+            if growth > 0 { counter.increment(by: Int64(growth)) }
+        }
+        let retransmitted = statistics.packetsRetransmitted - (previous?.packetsRetransmitted ?? 0)
+        if retransmitted > 0 { retransmittedCounter.increment(by: Int64(retransmitted)) }
+        let onRequest = statistics.keyframesOnRequest - (previous?.keyframesOnRequest ?? 0)
+        if onRequest > 0 { keyframesOnRequestCounter.increment(by: Int64(onRequest)) }
+        if let rtt = statistics.rttMs { roundTripTime.record(rtt.last) }
+        if let lost = statistics.receiverFractionLost { fractionLost.record(lost) }
+        targetBitrate.record(statistics.targetBitrateKbps.last)
     }
 }

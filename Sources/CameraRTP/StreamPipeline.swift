@@ -16,7 +16,12 @@ import VP8
 ///
 /// Two shapes: `start()`/`stop()` with an event handler, or `try await run()`, which returns
 /// when the source ends, a limit is reached, an error occurs or the task is cancelled. Both
-/// publish on `events`.
+/// publish on `events`. A pipeline runs once: starting it again throws, and one stopped before
+/// it started never runs (its start returns at once).
+///
+/// The sink reports what it delivered (`SinkEvent`) and steers the encoder through an
+/// `EncoderControl`: a keyframe when a receiver lost one, the congestion controller's target,
+/// and frames dropped before encoding (`congestion`) while the network is full.
 public final class StreamPipeline: Sendable {
     public let stats: PipelineStats
     public let events: AsyncStream<PipelineEvent>
@@ -27,6 +32,7 @@ public final class StreamPipeline: Sendable {
 
     private let sink: any EncodedFrameSink
     private let encoder: VP8Encoder
+    private let encoderControl: PipelineEncoderControl
     private let mailbox: FrameMailbox
     private let intake: FrameIntake
     private let logger: Logger
@@ -45,9 +51,8 @@ public final class StreamPipeline: Sendable {
         self.sink = sink
         self.logger = logger
         self.eventHandler = eventHandler
-        var encoderSettings = configuration.encoder
-        (encoderSettings.width, encoderSettings.height, encoderSettings.maxFramerate) = configuration.outputFormat(for: source)
-        encoder = try VP8Encoder(settings: encoderSettings, logger: logger)
+        encoder = try VP8Encoder(settings: configuration.encoder, format: configuration.outputFormat(for: source), logger: logger)
+        encoderControl = PipelineEncoderControl(encoder: encoder)
         stats = PipelineStats(
             measuresLatency: configuration.pace == .realtime, metricsDimensions: configuration.metricsDimensions)
         mailbox = FrameMailbox(lossless: configuration.pace == .fast)
@@ -63,22 +68,35 @@ public final class StreamPipeline: Sendable {
         }
         intake.pipeline = self
         _ = videoSource.addSink(intake)
+        let stats = self.stats
+        sink.attach(encoder: encoderControl, reporter: SinkReporter { [weak self] event in
+            stats.record(event)
+            if case .keyframeRequested(let source) = event { self?.emit(.keyframeRequested(source)) }
+        })
     }
 
-    /// Asks the encoder for a keyframe on the next frame (a receiver's PLI or FIR).
+    /// Asks the encoder for a keyframe on the next frame, as a receiver's PLI or FIR does.
     public func requestKeyframe() {
         encoder.requestKeyframe()
     }
 
-    /// Changes the target bitrate without restarting.
+    /// Changes the target bitrate without restarting. A sender with congestion control sets it
+    /// too, so a value given here holds until the network estimate next changes.
     public func setBitrate(kbps: Int) {
         encoder.setBitrate(kbps: kbps)
     }
 
     /// Starts capture, encoding and the control thread, and returns once frames flow. Throws
-    /// (after stopping everything) if the source cannot start. Blocks while a camera opens, so
-    /// call it from a thread of your own; `run()` is the form for async code.
+    /// (after stopping everything) if the source cannot start, or if the pipeline has already run;
+    /// returns at once if it was stopped before it started.
+    /// Blocks while a camera opens, so call it from a thread of your own; `run()` is the form for
+    /// async code.
     public func start() throws {
+        switch control.beginRun() {
+        case .run: break
+        case .stoppedBeforeRunning: return
+        case .alreadyRan: throw StreamPipelineError.alreadyRun
+        }
         let started = DispatchSemaphore(value: 0)
         let failure = Mutex<(any Error)?>(nil)
         launch { error in
@@ -109,9 +127,10 @@ public final class StreamPipeline: Sendable {
         }
     }
 
-    /// Asks the pipeline to stop; returns at once. Safe from any thread, any number of times.
+    /// Asks the pipeline to stop; returns at once. Safe from any thread, any number of times,
+    /// and before `start()` (the pipeline then never runs).
     public func requestStop() {
-        control.requestStop()
+        if control.requestStop() { eventContinuation.finish() }
     }
 
     /// Blocks until the pipeline has stopped: capture stopped, the encoder drained, the sink
@@ -130,8 +149,15 @@ public final class StreamPipeline: Sendable {
     public var failure: (any Error)? { control.failure }
 
     /// Runs until the source ends, a limit is reached, an error occurs, or the task is cancelled;
-    /// then returns the final figures, or throws the error that stopped it.
+    /// then returns the final figures, or throws the error that stopped it (or
+    /// `StreamPipelineError.alreadyRun`: a pipeline runs once). A pipeline stopped before it ran
+    /// returns its empty figures at once.
     public func run() async throws -> StatsSnapshot {
+        switch control.beginRun() {
+        case .run: break
+        case .stoppedBeforeRunning: return stats.snapshot
+        case .alreadyRan: throw StreamPipelineError.alreadyRun
+        }
         try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             launch { error in
                 if let error { continuation.resume(throwing: error) } else { continuation.resume() }
@@ -173,6 +199,10 @@ public final class StreamPipeline: Sendable {
                 drop(.tooOld)
                 continue
             }
+            if encoderControl.isNetworkCongested {
+                drop(.congestion)
+                continue
+            }
             do {
                 let encoded = try encoder.encode(frame)
                 let encodeNs = MonotonicClock.nowNs() - startNs
@@ -182,7 +212,7 @@ public final class StreamPipeline: Sendable {
                     continue
                 }
                 stats.frameEncoded(isKeyframe: encoded.isKeyframe, encodeTimeNs: encodeNs)
-                try sink.consume(encoded, stats: stats)
+                try sink.consume(encoded)
                 if encoded.isKeyframe { emit(.keyframeSent(timestampNs: encoded.timestampNs)) }
             } catch {
                 fail(error)
@@ -197,7 +227,7 @@ public final class StreamPipeline: Sendable {
 
     private func controlLoop() {
         let startNs = MonotonicClock.nowNs()
-        let deadlineNs = configuration.durationSeconds.map { startNs + Int64($0 * 1e9) }
+        let deadlineNs = configuration.deadlineNs(startingAt: startNs)
         var nextTickNs = startNs + 1_000_000_000
         while !control.waitForStop(untilNs: min(nextTickNs, deadlineNs ?? .max)) {
             let now = MonotonicClock.nowNs()
@@ -217,7 +247,7 @@ public final class StreamPipeline: Sendable {
         mailbox.close()
         encodeThread.withLock { $0 }?.join()
         do {
-            try sink.finish(stats: stats)
+            try sink.finish()
         } catch {
             if control.recordFailure(error) { emit(.error("\(error)")) }
         }
@@ -279,19 +309,44 @@ final class FrameIntake: VideoSink, @unchecked Sendable {
     }
 }
 
-/// Stop requests, the first failure, and the stopped flag, behind one condition.
+/// Whether the pipeline has run, stop requests, the first failure, and the stopped flag, behind
+/// one condition.
 final class ControlState: @unchecked Sendable {
     private let condition = NSCondition()
+    private var hasRun = false
     private var stopRequested = false
     private var stopped = false
     private var firstFailure: (any Error)?
     private var stoppedHandlers: [@Sendable () -> Void] = []
 
-    func requestStop() {
+    enum RunPermission {
+        case run
+        /// Stopped before it ran: there is nothing to do.
+        case stoppedBeforeRunning
+        case alreadyRan
+    }
+
+    /// `.run` the first time. A pipeline stopped before it ran never will.
+    func beginRun() -> RunPermission {
+        condition.lock()
+        defer { condition.unlock() }
+        if hasRun { return .alreadyRan }
+        if stopped { return .stoppedBeforeRunning }
+        hasRun = true
+        return .run
+    }
+
+    /// Asks a running pipeline to stop; one that never ran is stopped at once, and then this
+    /// returns true.
+    @discardableResult
+    func requestStop() -> Bool {
         condition.lock()
         stopRequested = true
+        let neverRan = !hasRun && !stopped
         condition.broadcast()
         condition.unlock()
+        if neverRan { markStopped() }
+        return neverRan
     }
 
     /// Waits until a stop is requested or the clock reaches `untilNs`; true if stop was requested.
@@ -347,5 +402,42 @@ final class ControlState: @unchecked Sendable {
         condition.lock()
         while !stopped { condition.wait() }
         condition.unlock()
+    }
+}
+
+/// The encoder as the sink steers it: keyframes and the target go to libvpx, congestion to the
+/// encoder loop, which drops frames while it lasts.
+final class PipelineEncoderControl: EncoderControl {
+    private let encoder: VP8Encoder
+    private let congested = Atomic<Bool>(false)
+
+    init(encoder: VP8Encoder) {
+        self.encoder = encoder
+    }
+
+    var isNetworkCongested: Bool { congested.load(ordering: .relaxed) }
+
+    func requestKeyframe() {
+        encoder.requestKeyframe()
+    }
+
+    func setTargetBitrate(kbps: Int) {
+        encoder.setBitrate(kbps: kbps)
+    }
+
+    func setNetworkCongested(_ congested: Bool) {
+        self.congested.store(congested, ordering: .relaxed)
+    }
+}
+
+/// Misuse of a pipeline's life cycle.
+public enum StreamPipelineError: Error, Sendable, CustomStringConvertible {
+    /// `start()` or `run()` on a pipeline that has already run (or was stopped before it ran).
+    case alreadyRun
+
+    public var description: String {
+        switch self {
+        case .alreadyRun: "this pipeline has already run; a pipeline runs once, so make a new one"
+        }
     }
 }

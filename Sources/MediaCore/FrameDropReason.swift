@@ -15,6 +15,8 @@ public enum FrameDropReason: String, Sendable, CaseIterable, Codable {
     case tooOld
     /// libvpx's rate control dropped it to hold the bitrate.
     case encoderDrop
+    /// The network held more than its congestion window, so it was dropped before encoding.
+    case congestion
     /// It was still in flight when the pipeline stopped.
     case shutdown
 }

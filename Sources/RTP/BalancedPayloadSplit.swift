@@ -36,4 +36,10 @@ struct BalancedPayloadSplit {
         if index == packetCount - 1 { return lastPacketSize }
         return baseSize + (index >= packetCount - 1 - largerCount ? 1 : 0)
     }
+
+    /// Where packet `index`'s share starts in the payload.
+    func offset(ofPacket index: Int) -> Int {
+        let smallerCount = packetCount - 1 - largerCount
+        return index * baseSize + max(0, index - smallerCount)
+    }
 }

@@ -23,8 +23,6 @@ public final class RTPPacketBatch {
 
     private var slots: [UnsafeMutableRawPointer] = []
     private var lengths: [Int] = []
-    /// Offset of the abs-send-time data in each packet, or -1 when the packet carries none.
-    private var absoluteSendTimeOffsets: [Int] = []
 
     public init(slotCapacity: Int, tailroom: Int = 0, initialSlotCount: Int = 8) {
         precondition(slotCapacity > 0 && tailroom >= 0 && initialSlotCount > 0, "a batch needs at least one non-empty slot")
@@ -52,7 +50,8 @@ public final class RTPPacketBatch {
     public func append<E: Error>(_ write: (UnsafeMutableRawBufferPointer) throws(E) -> Int) throws(E) {
         let length = try write(nextSlot())
         precondition(length >= 0 && length <= slotCapacity, "packet length \(length) outside 0...\(slotCapacity)")
-        append(length: length, absoluteSendTimeOffset: nil)
+        lengths[count] = length
+        count += 1
     }
 
     /// Appends a copy of `bytes`, at most `slotCapacity` of them (an RTCP packet, say).
@@ -89,36 +88,10 @@ public final class RTPPacketBatch {
         lengths[index] = length
     }
 
-    /// Where the 3 abs-send-time data bytes of packet `index` start, if it carries them.
-    public func absoluteSendTimeOffset(at index: Int) -> Int? {
-        precondition(index >= 0 && index < count, "packet index \(index) outside 0..<\(count)")
-        let offset = absoluteSendTimeOffsets[index]
-        return offset >= 0 ? offset : nil
-    }
-
-    /// Patches abs-send-time into packet `index` just before it is sent; no-op without the extension.
-    public func stampAbsoluteSendTime(_ time: AbsoluteSendTime, at index: Int) {
-        guard let offset = absoluteSendTimeOffset(at: index) else { return }
-        time.patch(UnsafeMutableRawBufferPointer(start: slots[index], count: lengths[index]), atByteOffset: offset)
-    }
-
-    /// Empties the batch and makes room for `packetCount` packets.
-    func reset(packetCount: Int) {
-        count = 0
-        if packetCount > slots.count { addSlots(upTo: max(packetCount, 2 * slots.count)) }
-    }
-
     /// The slot the next packet is written into (`slotCapacity` bytes).
-    func nextSlot() -> UnsafeMutableRawBufferPointer {
+    private func nextSlot() -> UnsafeMutableRawBufferPointer {
         ensureSlot()
         return UnsafeMutableRawBufferPointer(start: slots[count], count: slotCapacity)
-    }
-
-    /// Commits the packet written into `nextSlot()`.
-    func append(length: Int, absoluteSendTimeOffset: Int?) {
-        lengths[count] = length
-        absoluteSendTimeOffsets[count] = absoluteSendTimeOffset ?? -1
-        count += 1
     }
 
     private func ensureSlot() {
@@ -129,11 +102,9 @@ public final class RTPPacketBatch {
         if !slots.isEmpty { growthCount += 1 }
         slots.reserveCapacity(newCount)
         lengths.reserveCapacity(newCount)
-        absoluteSendTimeOffsets.reserveCapacity(newCount)
         while slots.count < newCount {
             slots.append(.allocate(byteCount: slotCapacity + tailroom, alignment: 16))
             lengths.append(0)
-            absoluteSendTimeOffsets.append(-1)
         }
     }
 }

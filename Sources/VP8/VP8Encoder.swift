@@ -12,6 +12,8 @@ import Synchronization
 /// size re-initialises the encoder and starts with a keyframe.
 public final class VP8Encoder: @unchecked Sendable {
     public private(set) var settings: VP8EncoderSettings
+    /// The size it codes now and the rate it was opened for.
+    public private(set) var format: VP8PictureFormat
     private let logger: Logger
     private var context = vpx_codec_ctx_t()
     private var config = vpx_codec_enc_cfg_t()
@@ -23,14 +25,12 @@ public final class VP8Encoder: @unchecked Sendable {
     private let keyframeRequested = Atomic<Bool>(false)
     private let pendingBitrateKbps = Atomic<Int>(0)
 
-    public init(settings: VP8EncoderSettings, logger: Logger = Logger(label: "camrtp.vp8")) throws(VPXError) {
-        guard settings.width > 0, settings.height > 0, settings.width <= 16383, settings.height <= 16383 else {
-            throw VPXError("vpx_codec_enc_init", message: "VP8 cannot encode \(settings.width)x\(settings.height); sizes run 1...16383")
-        }
-        guard settings.bitrateKbps > 0 else {
-            throw VPXError("vpx_codec_enc_init", message: "the bitrate must be positive, not \(settings.bitrateKbps) kbit/s")
-        }
+    /// Opens libvpx for pictures of `format`; a frame of another size later re-initialises it.
+    public init(settings: VP8EncoderSettings, format: VP8PictureFormat, logger: Logger = Logger(label: "camrtp.vp8")) throws(VPXError) {
+        try settings.validate()
+        try format.validate()
         self.settings = settings
+        self.format = format
         self.logger = logger
         try open()
     }
@@ -51,12 +51,12 @@ public final class VP8Encoder: @unchecked Sendable {
 
     /// Encodes one picture. Returns nil when rate control dropped it to hold the bitrate.
     public func encode(_ frame: VideoFrame) throws(VPXError) -> EncodedFrame? {
-        if frame.width != settings.width || frame.height != settings.height {
+        if frame.width != format.width || frame.height != format.height {
             logger.info("re-initialising VP8 for \(frame.width)x\(frame.height)")
             vpx_codec_destroy(&context)
             isOpen = false
-            settings.width = frame.width
-            settings.height = frame.height
+            format.width = frame.width
+            format.height = frame.height
             try open()
         }
         try applyPendingBitrate()
@@ -66,7 +66,7 @@ public final class VP8Encoder: @unchecked Sendable {
         // 90 kHz pts from ns, exactly: ns · 9 / 100 000.
         var pts = (frame.timestampNs - first) * 9 / 100_000
         if let lastPts, pts <= lastPts { pts = lastPts + 1 }
-        let duration = lastPts.map { pts - $0 } ?? Int64(90_000 / settings.maxFramerate)
+        let duration = lastPts.map { pts - $0 } ?? Int64(90_000 / format.frameRate)
 
         var flags: vpx_enc_frame_flags_t = 0
         if keyframeRequested.exchange(false, ordering: .relaxed) || isKeyframeDue(at: frame.timestampNs) {
@@ -95,7 +95,7 @@ public final class VP8Encoder: @unchecked Sendable {
             if isKeyframe { lastKeyframeNs = frame.timestampNs }
             encoded = EncodedFrame(
                 data: [UInt8](UnsafeRawBufferPointer(start: data.buf, count: data.sz)),
-                width: settings.width, height: settings.height, timestampNs: frame.timestampNs,
+                width: format.width, height: format.height, timestampNs: frame.timestampNs,
                 rotation: frame.rotation, isKeyframe: isKeyframe,
                 isDroppable: data.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_DROPPABLE) != 0)
         }
@@ -103,9 +103,9 @@ public final class VP8Encoder: @unchecked Sendable {
     }
 
     private func isKeyframeDue(at timestampNs: Int64) -> Bool {
-        guard let interval = settings.keyframeIntervalSeconds, let last = lastKeyframeNs else { return false }
+        guard case .every(let interval) = settings.keyframes, let last = lastKeyframeNs else { return false }
         // Half a frame of slack, so 30 frames at 30 fps count as a full second.
-        return Double(timestampNs - last) >= interval * 1e9 - 0.5e9 / settings.maxFramerate
+        return Double(timestampNs - last) >= interval * 1e9 - 0.5e9 / format.frameRate
     }
 
     private func applyPendingBitrate() throws(VPXError) {
@@ -123,9 +123,9 @@ public final class VP8Encoder: @unchecked Sendable {
         var result = vpx_codec_enc_config_default(interface, &config, 0)
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_config_default", result) }
         let threads = settings.threads ?? VP8EncoderSettings.defaultThreads(
-            width: settings.width, height: settings.height, cores: ProcessInfo.processInfo.activeProcessorCount)
-        config.g_w = UInt32(settings.width)
-        config.g_h = UInt32(settings.height)
+            width: format.width, height: format.height, cores: ProcessInfo.processInfo.activeProcessorCount)
+        config.g_w = UInt32(format.width)
+        config.g_h = UInt32(format.height)
         config.g_timebase = vpx_rational(num: 1, den: 90_000)
         config.g_threads = UInt32(threads)
         config.g_lag_in_frames = 0
@@ -159,12 +159,12 @@ public final class VP8Encoder: @unchecked Sendable {
         try control("VP8E_SET_TOKEN_PARTITIONS", vpx_codec_control_VP8E_SET_TOKEN_PARTITIONS(
             &context, id(VP8E_SET_TOKEN_PARTITIONS), Int32(VP8_ONE_TOKENPARTITION.rawValue)))
         try control("VP8E_SET_MAX_INTRA_BITRATE_PCT", vpx_codec_control_VP8E_SET_MAX_INTRA_BITRATE_PCT(
-            &context, id(VP8E_SET_MAX_INTRA_BITRATE_PCT), UInt32(settings.maxIntraBitratePercent)))
+            &context, id(VP8E_SET_MAX_INTRA_BITRATE_PCT), UInt32(settings.maxIntraBitratePercent(frameRate: format.frameRate))))
 
         image = vpx_image_t()
         image.fmt = VPX_IMG_FMT_I420
-        image.w = UInt32(settings.width)
-        image.h = UInt32(settings.height)
+        image.w = UInt32(format.width)
+        image.h = UInt32(format.height)
         image.d_w = image.w
         image.d_h = image.h
         image.x_chroma_shift = 1
@@ -173,7 +173,7 @@ public final class VP8Encoder: @unchecked Sendable {
         firstTimestampNs = nil
         lastPts = nil
         lastKeyframeNs = nil
-        logger.debug("VP8 open: \(settings.width)x\(settings.height) \(settings.bitrateKbps) kbit/s cpu-used \(settings.cpuUsed) threads \(threads)")
+        logger.debug("VP8 open: \(format.width)x\(format.height) \(settings.bitrateKbps) kbit/s cpu-used \(settings.cpuUsed) threads \(threads)")
     }
 
     private func id(_ control: vp8e_enc_control_id) -> Int32 { Int32(control.rawValue) }

@@ -1,19 +1,24 @@
-/// What the VP8 encoder is asked to do. The defaults are libwebrtc's real-time settings for a
-/// single VP8 stream (`LibvpxVp8Encoder::InitEncode` and `InitAndSetControlSettings`).
+/// When the encoder makes keyframes on its own, besides those asked for.
+public enum KeyframeSchedule: Sendable, Equatable {
+    /// Only when asked (a receiver's PLI or FIR, or the application), and at libvpx's maximum
+    /// distance of 3000 frames: what WebRTC does when receivers can ask.
+    case onRequest
+    /// At least every `seconds` (for plain receivers, which cannot ask); must be positive.
+    case every(seconds: Double)
+}
+
+/// How the VP8 encoder codes, whatever the picture: libwebrtc's real-time settings for a single
+/// VP8 stream (`LibvpxVp8Encoder::InitEncode` and `InitAndSetControlSettings`) by default. The
+/// picture's size and rate come with the frames (`VP8PictureFormat`).
 public struct VP8EncoderSettings: Sendable, Equatable {
-    public var width: Int
-    public var height: Int
-    /// The highest frame rate expected; sizes the intra-frame bitrate cap.
-    public var maxFramerate: Double
+    /// The target in kbit/s at the start; a sender may change it while running.
     public var bitrateKbps: Int
     /// libvpx `cpu-used`: −6 is WebRTC's choice on x86. Negative values spend at most the real
     /// time they are given; positive ones aim at a fraction of the frame time.
     public var cpuUsed: Int
     /// Encoder threads; nil picks by resolution and core count as WebRTC does.
     public var threads: Int?
-    /// Force a keyframe at least this often; nil leaves keyframes to requests (and libvpx's
-    /// 3000-frame maximum distance), as WebRTC does when receivers can ask for them.
-    public var keyframeIntervalSeconds: Double?
+    public var keyframes: KeyframeSchedule
     /// libvpx temporal denoiser: 4 (adaptive) is WebRTC's choice on x86, 0 turns it off.
     public var noiseSensitivity: Int
     public var staticThreshold: Int
@@ -24,23 +29,18 @@ public struct VP8EncoderSettings: Sendable, Equatable {
     public var bufferInitialMs: Int
     public var bufferOptimalMs: Int
     public var bufferSizeMs: Int
-    /// Rate control may drop a frame when the buffer falls below this percentage.
+    /// Rate control may drop a frame when the buffer falls below this percentage; 0 never drops
+    /// (what a file recorder wants: every frame kept, as vpxenc does).
     public var dropFrameThreshold: Int
     /// Code each frame to survive the loss of earlier ones; WebRTC enables it only with
     /// temporal layers.
     public var errorResilient: Bool
 
-    public init(
-        width: Int, height: Int, maxFramerate: Double = 30, bitrateKbps: Int = 1500,
-        cpuUsed: Int = -6, threads: Int? = nil, keyframeIntervalSeconds: Double? = nil
-    ) {
-        self.width = width
-        self.height = height
-        self.maxFramerate = maxFramerate
+    public init(bitrateKbps: Int = 1500, cpuUsed: Int = -6, threads: Int? = nil, keyframes: KeyframeSchedule = .onRequest) {
         self.bitrateKbps = bitrateKbps
         self.cpuUsed = cpuUsed
         self.threads = threads
-        self.keyframeIntervalSeconds = keyframeIntervalSeconds
+        self.keyframes = keyframes
         noiseSensitivity = 4
         staticThreshold = 1
         minQuantizer = 2
@@ -52,6 +52,22 @@ public struct VP8EncoderSettings: Sendable, Equatable {
         bufferSizeMs = 1000
         dropFrameThreshold = 30
         errorResilient = false
+    }
+
+    /// Checks the values libvpx would refuse or misread, with the reason in words.
+    public func validate() throws(VPXError) {
+        guard bitrateKbps > 0 else {
+            throw VPXError("vpx_codec_enc_init", message: "the bitrate must be positive, not \(bitrateKbps) kbit/s")
+        }
+        if case .every(let seconds) = keyframes, !(seconds > 0 && seconds.isFinite) {
+            throw VPXError("vpx_codec_enc_init", message: "a keyframe interval must be a positive number of seconds, not \(seconds); use .onRequest for none")
+        }
+        guard (-16...16).contains(cpuUsed) else {
+            throw VPXError("vpx_codec_enc_init", message: "cpu-used must be in -16...16, not \(cpuUsed)")
+        }
+        if let threads, !(1...64).contains(threads) {
+            throw VPXError("vpx_codec_enc_init", message: "encoder threads must be 1...64, not \(threads)")
+        }
     }
 
     /// WebRTC's `NumberOfThreads`: one below VGA, two above it with three or more cores, and more
@@ -66,7 +82,32 @@ public struct VP8EncoderSettings: Sendable, Equatable {
 
     /// WebRTC's `MaxIntraTarget`: a keyframe may use this percentage of the per-frame bitrate,
     /// half the optimal buffer's worth of frames, and never less than 300 %.
-    public var maxIntraBitratePercent: Int {
-        max(300, Int(Double(bufferOptimalMs) * 0.5 * maxFramerate / 10))
+    public func maxIntraBitratePercent(frameRate: Double) -> Int {
+        max(300, Int(Double(bufferOptimalMs) * 0.5 * frameRate / 10))
+    }
+}
+
+/// The pictures an encoder is opened for: size and the highest frame rate expected.
+public struct VP8PictureFormat: Sendable, Equatable {
+    /// VP8 codes 1...16383 pixels a side (RFC 6386 §9.1: 14-bit sizes).
+    public static let sideRange = 1...16_383
+
+    public var width: Int
+    public var height: Int
+    public var frameRate: Double
+
+    public init(width: Int, height: Int, frameRate: Double = 30) {
+        self.width = width
+        self.height = height
+        self.frameRate = frameRate
+    }
+
+    public func validate() throws(VPXError) {
+        guard Self.sideRange.contains(width), Self.sideRange.contains(height) else {
+            throw VPXError("vpx_codec_enc_init", message: "VP8 cannot encode \(width)x\(height); sides run 1...16383")
+        }
+        guard frameRate > 0, frameRate.isFinite else {
+            throw VPXError("vpx_codec_enc_init", message: "\(frameRate) is not a frame rate")
+        }
     }
 }

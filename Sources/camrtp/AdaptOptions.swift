@@ -31,7 +31,7 @@ struct AdaptOptions: ParsableArguments {
         for source: CaptureSource, input: SourceOptions, encoder: EncoderOptions, applyRotation: Bool
     ) -> PipelineConfiguration {
         PipelineConfiguration(
-            encoder: encoder.settings(width: source.width, height: source.height, fps: source.fps),
+            encoder: encoder.settings,
             outputSize: outputSize, maxFps: fps,
             adaptation: VideoSourceOptions(applyRotation: applyRotation, mirror: mirror),
             pace: input.pace ?? .realtime, frameLimit: input.frames, durationSeconds: input.duration)

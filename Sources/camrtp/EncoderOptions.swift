@@ -1,10 +1,27 @@
 import ArgumentParser
+import CongestionControl
+import Pacing
 import VP8
 
 /// VP8 encoder choices shared by `send` and `record`.
 struct EncoderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Target bitrate in kbit/s (CBR).", valueName: "kbps"))
+    @Option(help: ArgumentHelp(
+        "Bitrate in kbit/s to start with (CBR); congestion control moves it between --min-bitrate and --max-bitrate as the receiver's feedback allows.",
+        valueName: "kbps"))
     var bitrate: Int = 1500
+
+    @Option(help: ArgumentHelp("Lowest bitrate congestion control may choose, in kbit/s.", valueName: "kbps"))
+    var minBitrate: Int = 30
+
+    @Option(help: ArgumentHelp(
+        "Highest bitrate congestion control may choose, in kbit/s; --bitrate by default, so the rate only goes down from there.",
+        valueName: "kbps"))
+    var maxBitrate: Int?
+
+    @Option(help: ArgumentHelp(
+        "on: packets leave at the pacing rate in bursts of at most 40 ms (a keyframe does not arrive as one burst); off: each frame leaves at once.",
+        valueName: "on|off"))
+    var pacing: Switch = .on
 
     @Option(help: ArgumentHelp(
         "Force a keyframe at least this often, in seconds; 0 for keyframes only on request.",
@@ -31,6 +48,12 @@ struct EncoderOptions: ParsableArguments {
 
     func validate() throws {
         guard (1...100_000).contains(bitrate) else { throw ValidationError("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
+        guard (1...bitrate).contains(minBitrate) else {
+            throw ValidationError("--min-bitrate must be 1...--bitrate (\(bitrate)) kbit/s, not \(minBitrate)")
+        }
+        if let maxBitrate, !(bitrate...100_000).contains(maxBitrate) {
+            throw ValidationError("--max-bitrate must be --bitrate (\(bitrate))...100000 kbit/s, not \(maxBitrate)")
+        }
         guard keyframeInterval >= 0 else { throw ValidationError("--keyframe-interval must be 0 or more seconds") }
         guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
         if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1...16, not \(threads)") }
@@ -40,12 +63,28 @@ struct EncoderOptions: ParsableArguments {
         guard staticThreshold >= 0 else { throw ValidationError("--static-threshold must be 0 or more, not \(staticThreshold)") }
     }
 
-    func settings(width: Int, height: Int, fps: Double) -> VP8EncoderSettings {
+    var settings: VP8EncoderSettings {
         var settings = VP8EncoderSettings(
-            width: width, height: height, maxFramerate: fps, bitrateKbps: bitrate, cpuUsed: cpuUsed,
-            threads: threads, keyframeIntervalSeconds: keyframeInterval > 0 ? keyframeInterval : nil)
+            bitrateKbps: bitrate, cpuUsed: cpuUsed, threads: threads,
+            keyframes: keyframeInterval > 0 ? .every(seconds: keyframeInterval) : .onRequest)
         settings.noiseSensitivity = noiseSensitivity
         settings.staticThreshold = staticThreshold
         return settings
     }
+
+    /// The congestion controller's range: it starts at --bitrate.
+    var congestionControl: CongestionControllerConfiguration {
+        CongestionControllerConfiguration(
+            startBitrateBps: Int64(bitrate) * 1000, minBitrateBps: Int64(minBitrate) * 1000,
+            maxBitrateBps: Int64(maxBitrate ?? bitrate) * 1000)
+    }
+
+    var pacer: PacerConfiguration {
+        PacerConfiguration(isPacingEnabled: pacing == .on)
+    }
+}
+
+/// An on/off option value.
+enum Switch: String, ExpressibleByArgument, CaseIterable {
+    case on, off
 }

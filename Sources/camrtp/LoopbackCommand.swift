@@ -2,6 +2,7 @@ import ArgumentParser
 import CameraRTP
 import Foundation
 import MediaCore
+import RTPSender
 
 struct LoopbackCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,8 @@ struct LoopbackCommand: CamrtpCommand {
     func execute() async throws {
         let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps))
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
-        let sender = try RTPVideoSender(plan: plan)
+        let sender = try RTPVideoSender(
+            configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer))
         let sdpPath = sdp ?? NSTemporaryDirectory() + "camrtp-loopback-\(getpid()).sdp"
         try SDPFile.write(plan, to: sdpPath)
         defer { if sdp == nil { try? FileManager.default.removeItem(atPath: sdpPath) } }

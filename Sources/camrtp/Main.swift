@@ -3,7 +3,7 @@ import Capture
 import FakeV4L2
 import CameraRTP
 import Foundation
-import RTP
+import RTPSender
 import Transport
 import VP8
 
@@ -35,9 +35,18 @@ struct Main {
         case let error as CLIError:
             say(error.message)
             return error.kind == .usage ? 2 : 1
-        case is Y4MError, is SourceSpecError, is IVFError, is EndpointError, is SRTPKeyError, is VP8PayloaderError,
-             is FakeCameraSpecError, is CameraControlError:
+        case is Y4MError, is SourceSpecError, is IVFError, is EndpointError, is SRTPKeyError, is FakeCameraSpecError,
+             is CameraControlError:
             say("\(error)")
+            return 2
+        case let error as RTPSenderError:
+            if case .socket(let socketError) = error, socketError.code == EADDRINUSE {
+                say("\(error): another program uses that port; choose another --local-port")
+                return 2
+            }
+            say("\(error)")
+            if case .socket = error { return 1 }
+            if case .srtp = error { return 1 }
             return 2
         case let error as CameraCaptureError:
             say("\(error)")

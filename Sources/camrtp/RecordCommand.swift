@@ -33,7 +33,7 @@ struct RecordCommand: CamrtpCommand {
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)
         configuration.pace = input.pace ?? (source.canRunFast ? .fast : .realtime)
-        let frameRate = configuration.outputFormat(for: source).fps
+        let frameRate = configuration.outputFormat(for: source).frameRate
         let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: frameRate))
         printNote("recording \(source.summary) to \(out)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)

@@ -1,19 +1,26 @@
 import Adaptation
 import ArgumentParser
 import CameraRTP
+import CongestionControl
 import Foundation
+import RTPSender
 
 struct SendCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
         commandName: "send",
-        abstract: "Stream a source as VP8 over RTP (or SRTP) to a receiver.",
+        abstract: "Stream a source as VP8 over RTP (or SRTP) to a receiver, and act on its feedback.",
         discussion: """
             The SDP a receiver needs is written with --sdp before the first packet; `camrtp sdp` \
             with the same options prints the same SDP, so a receiver can be started first.
 
+            camrtp listens to the receiver: NACKs bring retransmissions (--retransmit), PLI and \
+            FIR bring keyframes, receiver reports give RTT and loss, and transport-cc or REMB \
+            feedback drives the bitrate between --min-bitrate and --max-bitrate. Feedback is read \
+            on --local-port (RTCP on the next port).
+
               camrtp send --to 203.0.113.7:5004 --sdp cam.sdp
               camrtp send --source y4m:clip.y4m --to 127.0.0.1:5004 --sdp clip.sdp --srtp
-              ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop cam.sdp
+              ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop -nofind_stream_info cam.sdp
             """)
 
     @OptionGroup var arguments: SendArguments
@@ -24,20 +31,33 @@ struct SendCommand: CamrtpCommand {
         let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
         let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps))
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
-        let sender = try RTPVideoSender(plan: plan)
+        let trace = try stream.traceBwe.map(BWETraceFile.init(path:))
+        defer { trace?.close() }
+        var traceSink: (@Sendable (BWETraceRecord) -> Void)?
+        if let trace { traceSink = { record in trace.write(record) } }
+        let sender = try RTPVideoSender(
+            configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer),
+            traceSink: traceSink)
         if let sdp = arguments.sdp { try SDPFile.write(plan, to: sdp) }
         let pipeline = try StreamPipeline(
             source: source, configuration: adapt.pipelineConfiguration(
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
             sink: sender)
-        printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc)")
+        printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localRTCPPort)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: arguments.statsOptions)
         let transport = sender.transportStatistics
-        printNote(String(
-            format: "sent %d frames in %d packets (%d dropped, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms%@",
+        var summary = String(
+            format: "sent %d frames in %d packets (%d dropped, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms",
             snapshot.framesEncoded, snapshot.packetsSent, snapshot.totalDropped, snapshot.keyframes, snapshot.bitrateKbps,
-            snapshot.latencyMs.p50, snapshot.latencyMs.p99,
-            transport.connectionRefused > 0 ? "; \(transport.connectionRefused) refused (is the receiver running?)" : ""))
+            snapshot.latencyMs.p50, snapshot.latencyMs.p99)
+        if let sender = snapshot.sender, sender.rtcpReceived != .init() {
+            summary += String(
+                format: "; feedback: %d NACKed, %d retransmitted, %d keyframes on request", sender.nackedPackets,
+                sender.packetsRetransmitted, sender.keyframesOnRequest)
+            if let rtt = sender.rttMs { summary += String(format: ", RTT %.1f ms", rtt.p50) }
+        }
+        if transport.connectionRefused > 0 { summary += "; \(transport.connectionRefused) refused (is the receiver running?)" }
+        printNote(summary)
     }
 }
 

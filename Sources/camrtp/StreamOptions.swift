@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraRTP
 import RTP
+import RTPSender
 import Transport
 
 /// How the stream goes on the wire; `send`, `sdp` and `loopback` share these so that the same
@@ -45,6 +46,33 @@ struct StreamOptions: ParsableArguments {
     @Flag(help: "Add the abs-send-time header extension, for receivers that estimate bandwidth.")
     var absSendTime = false
 
+    @Flag(inversion: .prefixedNo, help: ArgumentHelp(
+        "Number every packet with the transport-wide sequence number and offer transport-cc feedback.",
+        discussion: "Receivers that answer (GStreamer with extmap in its caps, browsers, SFUs) drive congestion control with it."))
+    var transportCc = true
+
+    @Option(help: ArgumentHelp(
+        "Our RTP port; RTCP feedback is read there and on the next port (one port with --rtcp-mux). Any free port by default.",
+        discussion: "A receiver that sends feedback to a fixed address (GStreamer's RTCP udpsink) needs it; ffmpeg (-sdp_flags rtcp_to_source) and Janus answer the address packets come from.",
+        valueName: "port"))
+    var localPort: Int?
+
+    @Option(help: ArgumentHelp(
+        "Repair lost packets a receiver NACKs: resend (the stored packet again, which every receiver understands), rtx (RFC 4588, its own SSRC and payload type) or off.",
+        valueName: "mode"))
+    var retransmit: RetransmitMode = .resend
+
+    @Option(help: ArgumentHelp("RTP payload type of RTX with --retransmit rtx, 96...127.", valueName: "pt"))
+    var rtxPayloadType: Int = 97
+
+    @Flag(help: "Accept plain (unauthenticated) RTCP feedback on an SRTP session, for peers that send it so (Janus).")
+    var acceptPlainRtcp = false
+
+    @Option(help: ArgumentHelp(
+        "Write one CSV line per congestion-control update (time, target, delay trend, threshold, loss, acknowledged rate) to this file.",
+        valueName: "file"))
+    var traceBwe: String?
+
     func validate() throws {
         guard mtu <= 65507 else { throw ValidationError("--mtu \(mtu) is larger than a UDP datagram can carry (65507)") }
         guard (96...127).contains(payloadType) else {
@@ -55,6 +83,13 @@ struct StreamOptions: ParsableArguments {
         }
         if cvo && applyRotation { throw ValidationError("--cvo and --apply-rotation exclude each other: signal the rotation or apply it") }
         if rtcpMux && rtcpPort != nil { throw ValidationError("--rtcp-mux and --rtcp-port exclude each other") }
+        if let localPort, !(1...65534).contains(localPort) {
+            throw ValidationError("--local-port must be 1...65534 (RTCP takes the next port), not \(localPort)")
+        }
+        guard (96...127).contains(rtxPayloadType), rtxPayloadType != payloadType else {
+            throw ValidationError("--rtx-payload-type must be a dynamic type, 96...127, other than --payload-type, not \(rtxPayloadType)")
+        }
+        if acceptPlainRtcp && !usesSRTP { throw ValidationError("--accept-plain-rtcp is for SRTP sessions; plain RTP takes plain RTCP anyway") }
         if let rtcpPort, !(1...65535).contains(rtcpPort) { throw ValidationError("--rtcp-port must be 1...65535, not \(rtcpPort)") }
         guard let suite = SRTPSuite(sdpName: srtpSuite) else {
             throw ValidationError("--srtp-suite \"\(srtpSuite)\" is unknown; use one of \(SRTPSuite.allCases.map(\.sdpName).joined(separator: ", "))")
@@ -93,13 +128,25 @@ struct StreamOptions: ParsableArguments {
             }
             return next
         }()
+        let extensions = HeaderExtensionIDs(
+            absoluteSendTime: absSendTime ? RTPHeaderExtensionURI.defaultAbsoluteSendTimeID : nil,
+            videoOrientation: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
+            transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil)
+        let retransmission: SessionPlan.Retransmission = switch retransmit {
+        case .off: .off
+        case .resend: .resend
+        case .rtx: .rtx(payloadType: UInt8(rtxPayloadType))
+        }
         let plan = SessionPlan(
-            destination: destination, rtcpDestination: rtcp, payloadType: UInt8(payloadType), mtu: mtu,
-            fixedSSRC: parsedSSRC, srtpKey: key,
-            videoOrientationExtensionID: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
-            absoluteSendTimeExtensionID: absSendTime ? RTPHeaderExtensionURI.defaultAbsoluteSendTimeID : nil,
-            frameRate: frameRate)
+            destination: destination, rtcpDestination: rtcp, localPort: UInt16(localPort ?? 0), payloadType: UInt8(payloadType),
+            mtu: mtu, fixedSSRC: parsedSSRC, srtpKey: key, extensions: extensions, retransmission: retransmission,
+            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp)
         try plan.validate()
         return plan
     }
+}
+
+/// `--retransmit`.
+enum RetransmitMode: String, ExpressibleByArgument, CaseIterable {
+    case resend, rtx, off
 }

@@ -2,6 +2,7 @@ import CameraRTP
 import Foundation
 import Metrics
 import MetricsTestKit
+import TestSupport
 import Testing
 import VP8
 
@@ -18,7 +19,7 @@ import VP8
         let metrics = Self.metrics
         let dimensions = [("stream", UUID().uuidString)]
         var configuration = PipelineConfiguration(
-            encoder: VP8EncoderSettings(width: 160, height: 120), maxFps: 15, pace: .fast, frameLimit: 40)
+            maxFps: 15, pace: .fast, frameLimit: 40)
         configuration.metricsDimensions = dimensions
         let pipeline = try StreamPipeline(
             source: .testPattern(width: 160, height: 120, fps: 30, pace: .fast, rotation: .deg0),

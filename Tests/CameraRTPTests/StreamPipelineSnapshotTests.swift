@@ -4,6 +4,7 @@ import Capture
 import ImageEncoding
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 import VP8
 
@@ -20,7 +21,7 @@ final class SilentCapturer: VideoCapturer {
 }
 
 @Suite struct StreamPipelineSnapshotTests {
-    static let encoder = VP8EncoderSettings(width: 64, height: 48, bitrateKbps: 300)
+    static let encoder = VP8EncoderSettings(bitrateKbps: 300)
 
     static func isPipelineStopped(_ error: any Error) -> Bool {
         if case SnapshotError.pipelineStopped = error { true } else { false }

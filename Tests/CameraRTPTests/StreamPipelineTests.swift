@@ -3,34 +3,13 @@ import Capture
 import Foundation
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 import VP8
 
-/// Keeps what the encoder produced, to check counts and order.
-final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private(set) var frames: [EncodedFrame] = []
-    private(set) var finished = false
-    let delayNs: Int64
-
-    init(delayNs: Int64 = 0) {
-        self.delayNs = delayNs
-    }
-
-    func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
-        if delayNs > 0 { MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + delayNs) }
-        lock.withLock { frames.append(frame) }
-        stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: MonotonicClock.nowNs() - frame.timestampNs)
-    }
-
-    func finish(stats: PipelineStats) throws {
-        lock.withLock { finished = true }
-    }
-}
-
 @Suite struct StreamPipelineTests {
     static func settings(_ width: Int, _ height: Int) -> VP8EncoderSettings {
-        VP8EncoderSettings(width: width, height: height, bitrateKbps: 500)
+        VP8EncoderSettings(bitrateKbps: 500)
     }
 
     @Test func fastPaceEncodesEveryFrameOfAFileSource() async throws {
@@ -117,8 +96,9 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
     @Test func aSinkErrorStopsTheRunAndIsThrown() async throws {
         final class FailingSink: EncodedFrameSink {
             struct Broken: Error {}
-            func consume(_ frame: EncodedFrame, stats: PipelineStats) throws { throw Broken() }
-            func finish(stats: PipelineStats) throws {}
+            func attach(encoder: any EncoderControl, reporter: SinkReporter) {}
+            func consume(_ frame: EncodedFrame) throws { throw Broken() }
+            func finish() throws {}
         }
         let source = CaptureSource.testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0)
         let pipeline = try StreamPipeline(
@@ -134,13 +114,64 @@ final class CollectingSink: EncodedFrameSink, @unchecked Sendable {
     @Test func theEncoderStartsAtTheSizeTheAdapterWillDeliver() {
         let source = CaptureSource.testPattern(width: 1280, height: 720, fps: 30, pace: .realtime, rotation: .deg90)
         var configuration = PipelineConfiguration(
-            encoder: VP8EncoderSettings(width: 1, height: 1), outputSize: (640, 480), maxFps: 15)
+            outputSize: (640, 480), maxFps: 15)
         // Cropped to 4:3 and scaled; the rotation travels as metadata, so no swap.
-        #expect(configuration.outputFormat(for: source) == (640, 480, 15))
+        #expect(configuration.outputFormat(for: source) == VP8PictureFormat(width: 640, height: 480, frameRate: 15))
         configuration.adaptation.applyRotation = true
-        #expect(configuration.outputFormat(for: source) == (480, 640, 15))
+        #expect(configuration.outputFormat(for: source) == VP8PictureFormat(width: 480, height: 640, frameRate: 15))
         configuration.outputSize = nil
         configuration.maxFps = 60
-        #expect(configuration.outputFormat(for: source) == (720, 1280, 30), "never above the source's rate")
+        #expect(configuration.outputFormat(for: source) == VP8PictureFormat(width: 720, height: 1280, frameRate: 30), "never above the source's rate")
+    }
+}
+
+/// The life cycle cannot be misused: a pipeline runs once, and stopping one that never ran
+/// neither blocks nor runs it.
+@Suite struct PipelineLifeCycleTests {
+    static func pipeline() throws -> StreamPipeline {
+        try StreamPipeline(
+            source: .testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0),
+            configuration: PipelineConfiguration(pace: .fast, frameLimit: 3), sink: CollectingSink())
+    }
+
+    @Test func stopBeforeStartReturnsAndTheRunIsEmpty() async throws {
+        let pipeline = try Self.pipeline()
+        pipeline.stop()
+        let stats = try await pipeline.run()
+        #expect(stats.framesCaptured == 0)
+        try pipeline.start()
+        var events = 0
+        for await _ in pipeline.events { events += 1 }
+        #expect(events == 0, "the event stream ends without events")
+    }
+
+    @Test func aSecondRunThrowsInsteadOfReturningOldFigures() async throws {
+        let pipeline = try Self.pipeline()
+        let first = try await pipeline.run()
+        #expect(first.framesCaptured == 3)
+        await #expect(throws: StreamPipelineError.self) { try await pipeline.run() }
+        #expect(throws: StreamPipelineError.self) { try pipeline.start() }
+    }
+
+    @Test func anInfiniteDurationRunsUntilStopped() async throws {
+        var configuration = PipelineConfiguration(pace: .fast, frameLimit: 5)
+        configuration.durationSeconds = .infinity
+        let pipeline = try StreamPipeline(
+            source: .testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0), configuration: configuration,
+            sink: CollectingSink())
+        let stats = try await pipeline.run()
+        #expect(stats.framesCaptured == 5)
+    }
+
+    /// A sink that reports the network congested makes the pipeline drop frames before encoding.
+    @Test func congestionDropsFramesBeforeEncoding() async throws {
+        let sink = CollectingSink()
+        let pipeline = try StreamPipeline(
+            source: .testPattern(width: 64, height: 48, fps: 30, pace: .fast, rotation: .deg0),
+            configuration: PipelineConfiguration(pace: .fast, frameLimit: 10), sink: sink)
+        sink.encoder?.setNetworkCongested(true)
+        let stats = try await pipeline.run()
+        #expect(stats.framesDropped["congestion"] == 10)
+        #expect(stats.framesEncoded == 0)
     }
 }

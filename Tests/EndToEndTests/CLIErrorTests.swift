@@ -11,7 +11,7 @@ extension EndToEnd {
             (["send", "--source", "testsrc", "--to", "127.0.0.1:70000"],
              "camrtp: --to \"127.0.0.1:70000\": port must be 1…65535, got 70000"),
             (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "16"],
-             "camrtp: MTU 16 is too small: RTP needs at least"),
+             "camrtp: MTU 16 is too small: these RTP headers need at least"),
             (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--mtu", "70000"],
              "camrtp: --mtu 70000 is larger than a UDP datagram can carry (65507)"),
             (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--srtp-key", "c2hvcnQ="],

@@ -51,7 +51,7 @@ extension EndToEnd {
             let key = Data((0..<30).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()
             let (decoded, send, sdp, _) = try Self.stream(clip, extra: ["--srtp-key", key], srtp: true)
             #expect(send.status == 0, "\(send.stderr)")
-            #expect(sdp.contains("m=video") && sdp.contains("RTP/SAVP 96\r\n"))
+            #expect(sdp.contains("m=video") && sdp.contains("RTP/SAVPF 96\r\n"))
             #expect(sdp.contains("a=crypto:1 AES_CM_128_HMAC_SHA1_80 inline:\(key)\r\n"))
             #expect(!send.stderr.contains(key), "the key must never be printed")
             #expect(decoded.count == 60)

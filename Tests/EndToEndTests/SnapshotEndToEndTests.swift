@@ -10,21 +10,6 @@ import TestSupport
 import Testing
 import VP8
 
-/// Keeps every encoded frame, in order.
-final class EncodedFrameCollector: EncodedFrameSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var collected: [EncodedFrame] = []
-
-    var frames: [EncodedFrame] { lock.withLock { collected } }
-
-    func consume(_ frame: EncodedFrame, stats: PipelineStats) throws {
-        lock.withLock { collected.append(frame) }
-        stats.frameSent(packets: 1, bytes: frame.data.count, latencyNs: 0)
-    }
-
-    func finish(stats: PipelineStats) throws {}
-}
-
 extension EndToEnd {
     /// Stills of a live capture: the picture the stream carries, upright, from every pixel format
     /// the fake camera offers; and `camrtp snapshot` as a user runs it.
@@ -35,11 +20,11 @@ extension EndToEnd {
         static func snapshotAndStreamedFrame(
             _ source: CaptureSource, format: ImageFormat, adaptation: VideoSourceOptions = VideoSourceOptions()
         ) async throws -> (snapshot: RGBPicture, streamed: RGBPicture, stats: StatsSnapshot) {
-            var encoder = VP8EncoderSettings(width: source.width, height: source.height, bitrateKbps: 2500)
+            var encoder = VP8EncoderSettings(bitrateKbps: 2500)
             // Every frame the snapshot could show must be encoded: no encoder drops, and a mailbox
             // that waits (`.fast`) rather than replacing a frame the encoder has not taken yet.
             encoder.dropFrameThreshold = 0
-            let collector = EncodedFrameCollector()
+            let collector = CollectingSink()
             let pipeline = try StreamPipeline(
                 source: source, configuration: PipelineConfiguration(encoder: encoder, adaptation: adaptation, pace: .fast),
                 sink: collector)

@@ -11,7 +11,7 @@ import VP8
         try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
         let folder = TemporaryDirectory()
         let ivf = folder.file("out.ivf"), decoded = folder.file("out.y4m")
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 176, height: 144, bitrateKbps: 800))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(bitrateKbps: 800), format: VP8PictureFormat(width: 176, height: 144))
         let writer = try IVFWriter(path: ivf, width: 176, height: 144, frameRate: 30)
         let encoded = try VP8EncoderTests.encodePattern(encoder: encoder, width: 176, height: 144, count: 45)
         for item in encoded { try writer.write(item.frame) }

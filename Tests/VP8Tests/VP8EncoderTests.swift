@@ -26,7 +26,7 @@ import VP8
     }
 
     @Test func encodeThenDecodeKeepsEveryFrameAboveAPSNRFloor() throws {
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 1000))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(bitrateKbps: 1000), format: VP8PictureFormat(width: 320, height: 240))
         let encoded = try Self.encodePattern(encoder: encoder, width: 320, height: 240, count: 60)
         #expect(encoded.count == 60)
         #expect(encoded.first?.frame.isKeyframe == true)
@@ -48,7 +48,7 @@ import VP8
     }
 
     @Test func aRequestedKeyframeComesOnTheNextFrame() throws {
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 160, height: 120))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(), format: VP8PictureFormat(width: 160, height: 120))
         let encoded = try Self.encodePattern(encoder: encoder, width: 160, height: 120, count: 30) { index in
             if index == 17 { encoder.requestKeyframe() }
         }
@@ -56,15 +56,14 @@ import VP8
     }
 
     @Test func aKeyframeIntervalForcesPeriodicKeyframes() throws {
-        var settings = VP8EncoderSettings(width: 160, height: 120)
-        settings.keyframeIntervalSeconds = 1
-        let encoder = try VP8Encoder(settings: settings)
+        let encoder = try VP8Encoder(
+            settings: VP8EncoderSettings(keyframes: .every(seconds: 1)), format: VP8PictureFormat(width: 160, height: 120))
         let encoded = try Self.encodePattern(encoder: encoder, width: 160, height: 120, count: 95)
         #expect(encoded.filter(\.frame.isKeyframe).map(\.index) == [0, 30, 60, 90])
     }
 
     @Test func theBitrateChangesWithoutReinitialising() throws {
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 320, height: 240, bitrateKbps: 2000))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(bitrateKbps: 2000), format: VP8PictureFormat(width: 320, height: 240))
         let encoded = try Self.encodePattern(encoder: encoder, width: 320, height: 240, count: 90) { index in
             if index == 30 { encoder.setBitrate(kbps: 100) }
         }
@@ -76,7 +75,7 @@ import VP8
     }
 
     @Test func aNewSizeReinitialisesWithAKeyframe() throws {
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 160, height: 120))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(), format: VP8PictureFormat(width: 160, height: 120))
         _ = try Self.encodePattern(encoder: encoder, width: 160, height: 120, count: 5)
         let resized = try Self.encodePattern(encoder: encoder, width: 99, height: 67, count: 3)
         #expect(resized.first?.frame.isKeyframe == true)
@@ -87,14 +86,28 @@ import VP8
 
     @Test func steadyEncodingAllocatesNoPicturePerFrame() throws {
         let pool = I420BufferPool()
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: 160, height: 120))
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(), format: VP8PictureFormat(width: 160, height: 120))
         _ = try Self.encodePattern(encoder: encoder, width: 160, height: 120, count: 100, pool: pool)
         #expect(pool.allocationCount == 1)
     }
 
     @Test func badSettingsAreClearErrors() {
-        #expect(throws: VPXError.self) { try VP8Encoder(settings: VP8EncoderSettings(width: 0, height: 120)) }
-        #expect(throws: VPXError.self) { try VP8Encoder(settings: VP8EncoderSettings(width: 160, height: 120, bitrateKbps: 0)) }
+        let format = VP8PictureFormat(width: 160, height: 120)
+        #expect(throws: VPXError.self) { try VP8Encoder(settings: VP8EncoderSettings(), format: VP8PictureFormat(width: 0, height: 120)) }
+        #expect(throws: VPXError.self) { try VP8Encoder(settings: VP8EncoderSettings(), format: VP8PictureFormat(width: 16_384, height: 120)) }
+        #expect(throws: VPXError.self) { try VP8Encoder(settings: VP8EncoderSettings(bitrateKbps: 0), format: format) }
+        for seconds in [0, -1, Double.infinity, .nan] {
+            #expect(throws: VPXError.self, "keyframe interval \(seconds)") {
+                try VP8Encoder(settings: VP8EncoderSettings(keyframes: .every(seconds: seconds)), format: format)
+            }
+        }
+    }
+
+    /// Keyframes on request only: one to start, then none however long the stream runs.
+    @Test func onRequestMakesNoPeriodicKeyframes() throws {
+        let encoder = try VP8Encoder(settings: VP8EncoderSettings(keyframes: .onRequest), format: VP8PictureFormat(width: 160, height: 120))
+        let encoded = try Self.encodePattern(encoder: encoder, width: 160, height: 120, count: 95)
+        #expect(encoded.filter(\.frame.isKeyframe).map(\.index) == [0])
     }
 
     @Test func webRTCThreadAndIntraChoices() {
@@ -103,7 +116,7 @@ import VP8
         #expect(VP8EncoderSettings.defaultThreads(width: 640, height: 480, cores: 16) == 1)
         #expect(VP8EncoderSettings.defaultThreads(width: 1920, height: 1080, cores: 6) == 3)
         #expect(VP8EncoderSettings.defaultThreads(width: 1920, height: 1080, cores: 16) == 8)
-        #expect(VP8EncoderSettings(width: 640, height: 480, maxFramerate: 30).maxIntraBitratePercent == 900)
-        #expect(VP8EncoderSettings(width: 640, height: 480, maxFramerate: 5).maxIntraBitratePercent == 300)
+        #expect(VP8EncoderSettings().maxIntraBitratePercent(frameRate: 30) == 900)
+        #expect(VP8EncoderSettings().maxIntraBitratePercent(frameRate: 5) == 300)
     }
 }

@@ -1,0 +1,99 @@
+/// Packets from the moment they are written until nothing can ask for them again: the pacer's
+/// queue refers to them by slot, and the history keeps sent media for retransmission.
+///
+/// Each slot is one buffer of `slotCapacity` bytes plus what the send loop needs to know about
+/// the packet without parsing it. Slots are allocated as the store grows, up to
+/// `maximumSlotCount`, and then reused: a steady stream allocates nothing per packet. A slot
+/// is free again once it is out of the history and no copy of it waits in the pacer.
+///
+/// Owned by the send thread.
+final class PacketStore {
+    struct Entry {
+        var sequenceNumber: UInt16 = 0
+        /// Capture time of the frame the packet belongs to.
+        var captureTimeNs: Int64 = 0
+        var length = 0
+        var headerLength = 0
+        var isKeyframe = false
+        /// The last packet of its frame (the RTP marker bit).
+        var endsFrame = false
+        /// Where the abs-send-time and transport-wide sequence number data sit, or nil.
+        var absoluteSendTimeOffset: Int?
+        var transportSequenceNumberOffset: Int?
+        /// When it first and last left the socket, nil before its first send.
+        var firstSentNs: Int64?
+        var lastSentNs: Int64?
+        var timesSent = 0
+        /// Copies of it waiting in the pacer (the original, retransmissions, padding).
+        var queuedCopies = 0
+        var isInHistory = false
+    }
+
+    let slotCapacity: Int
+    let maximumSlotCount: Int
+    private var buffers: [UnsafeMutableRawPointer] = []
+    private var entries: [Entry] = []
+    private var freeSlots: [Int] = []
+
+    init(slotCapacity: Int, maximumSlotCount: Int, initialSlotCount: Int = 64) {
+        precondition(slotCapacity > 0 && maximumSlotCount >= initialSlotCount && initialSlotCount > 0)
+        self.slotCapacity = slotCapacity
+        self.maximumSlotCount = maximumSlotCount
+        buffers.reserveCapacity(initialSlotCount)
+        entries.reserveCapacity(initialSlotCount)
+        freeSlots.reserveCapacity(initialSlotCount)
+        for _ in 0..<initialSlotCount { addSlot() }
+    }
+
+    deinit {
+        for buffer in buffers { buffer.deallocate() }
+    }
+
+    /// Slots allocated so far.
+    var slotCount: Int { buffers.count }
+    /// Slots holding a packet.
+    var usedSlotCount: Int { buffers.count - freeSlots.count }
+
+    /// Whether `count` more packets fit.
+    func canStore(_ count: Int) -> Bool {
+        freeSlots.count + (maximumSlotCount - buffers.count) >= count
+    }
+
+    /// A free slot with a fresh entry, or nil when the store is full.
+    func allocate() -> Int? {
+        if freeSlots.isEmpty {
+            guard buffers.count < maximumSlotCount else { return nil }
+            addSlot()
+        }
+        let slot = freeSlots.removeLast()
+        entries[slot] = Entry()
+        return slot
+    }
+
+    /// Frees `slot` if nothing refers to it any more.
+    func releaseIfUnused(_ slot: Int) {
+        let entry = entries[slot]
+        if !entry.isInHistory && entry.queuedCopies == 0 { freeSlots.append(slot) }
+    }
+
+    subscript(slot: Int) -> Entry {
+        get { entries[slot] }
+        _modify { yield &entries[slot] }
+    }
+
+    /// The whole buffer of `slot`, to write a packet into.
+    func buffer(_ slot: Int) -> UnsafeMutableRawBufferPointer {
+        UnsafeMutableRawBufferPointer(start: buffers[slot], count: slotCapacity)
+    }
+
+    /// The packet stored in `slot`.
+    func packet(_ slot: Int) -> UnsafeRawBufferPointer {
+        UnsafeRawBufferPointer(start: buffers[slot], count: entries[slot].length)
+    }
+
+    private func addSlot() {
+        buffers.append(.allocate(byteCount: slotCapacity, alignment: 16))
+        entries.append(Entry())
+        freeSlots.append(buffers.count - 1)
+    }
+}

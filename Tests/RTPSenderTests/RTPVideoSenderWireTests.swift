@@ -1,0 +1,244 @@
+import MediaCore
+import RTCP
+import RTP
+import RTPSender
+import Synchronization
+import TestSupport
+import Testing
+import Transport
+
+/// Records what a sender asks of the encoder and reports to the pipeline.
+final class RecordingPipeline: EncoderControl, Sendable {
+    private struct State {
+        var keyframeRequests = 0
+        var targets: [Int] = []
+        var events: [SinkEvent] = []
+    }
+
+    private let state = Mutex(State())
+
+    var reporter: SinkReporter {
+        SinkReporter { [self] event in state.withLock { $0.events.append(event) } }
+    }
+
+    func requestKeyframe() { state.withLock { $0.keyframeRequests += 1 } }
+    func setTargetBitrate(kbps: Int) { state.withLock { $0.targets.append(kbps) } }
+    func setNetworkCongested(_ congested: Bool) {}
+
+    var keyframeRequests: Int { state.withLock { $0.keyframeRequests } }
+    var events: [SinkEvent] { state.withLock { $0.events } }
+
+    /// The sender's last statistics report.
+    var statistics: SenderStatistics? {
+        events.reversed().lazy.compactMap { event -> SenderStatistics? in
+            if case .statistics(let statistics) = event { return statistics }
+            return nil
+        }.first
+    }
+}
+
+/// A receiver played by two loopback sockets, RTP on one and RTCP on the other, talking to a real
+/// `RTPVideoSender` over UDP.
+struct PlayedReceiver {
+    let rtp: LoopbackSocket
+    let rtcp: LoopbackSocket
+    let pipeline = RecordingPipeline()
+    let sender: RTPVideoSender
+
+    init(_ configure: (inout RTPSenderConfiguration) -> Void = { _ in }) throws {
+        rtp = try LoopbackSocket(ipv6: false)
+        rtcp = try LoopbackSocket(ipv6: false)
+        var configuration = RTPSenderConfiguration(
+            destination: rtp.endpoint, rtcpDestination: rtcp.endpoint,
+            session: RTPSessionParameters(ssrc: 0xCAFE_F00D, initialSequenceNumber: 100, timestampOffset: 0, initialPictureID: 5))
+        configure(&configuration)
+        sender = try RTPVideoSender(configuration: configuration)
+        sender.attach(encoder: pipeline, reporter: pipeline.reporter)
+    }
+
+    /// RTP packets until `frames` frames have ended (marker bit), waiting for the stream itself.
+    func receiveFrames(_ frames: Int) -> [[UInt8]] {
+        var packets: [[UInt8]] = []
+        var ended = 0
+        while ended < frames, let packet = rtp.receive(timeoutMilliseconds: 20_000) {
+            packets.append(packet)
+            if let header = try? RTPHeader(parsing: packet), header.marker { ended += 1 }
+        }
+        return packets
+    }
+
+    /// Sends RTCP to the sender's RTCP port from the address the sender sends its RTCP to.
+    func sendFeedback(_ packets: [RTCPPacket]) throws {
+        try rtcp.send(RTCPCompoundPacket(packets: packets).serialized(), toPort: sender.localRTCPPort)
+    }
+
+    /// RTCP the sender sent, until it sends BYE.
+    func reportsUntilBye() throws -> [RTCPCompoundPacket] {
+        var reports: [RTCPCompoundPacket] = []
+        while let datagram = rtcp.receive(timeoutMilliseconds: 20_000) {
+            let report = try RTCPCompoundPacket(parsing: datagram)
+            reports.append(report)
+            if report.packets.contains(where: { if case .bye = $0 { true } else { false } }) { break }
+        }
+        return reports
+    }
+}
+
+@Suite(.serialized) struct RTPVideoSenderWireTests {
+    @Test func packetsCarryTheFramesExactlyAndReportsCountThem() throws {
+        let receiver = try PlayedReceiver {
+            $0.mtu = 1000
+            $0.extensions = HeaderExtensionIDs(videoOrientation: 13, transportWideSequenceNumber: 3)
+        }
+        let frames = testFrames([3000, 700, 12_345], rotation: .deg90)
+        for frame in frames { try receiver.sender.consume(frame) }
+        let rtp = receiver.receiveFrames(3)
+        try receiver.sender.finish()
+        let reports = try receiver.reportsUntilBye()
+
+        #expect(rtp.allSatisfy { $0.count <= 1000 })
+        var depacketizer = VP8Depacketizer(videoOrientationExtensionID: 13)
+        var received: [VP8Depacketizer.Frame] = []
+        var headers: [RTPHeader] = []
+        for packet in rtp {
+            headers.append(try RTPHeader(parsing: packet))
+            if let frame = try depacketizer.push(packet) { received.append(frame) }
+        }
+        #expect(received.map(\.data) == frames.map(\.data))
+        #expect(headers.allSatisfy { $0.ssrc == 0xCAFE_F00D && $0.payloadType == 96 })
+        #expect(headers.map(\.sequenceNumber) == (0..<UInt16(rtp.count)).map { 100 + $0 })
+        let timestamps = received.map(\.timestamp)
+        #expect(zip(timestamps, timestamps.dropFirst()).allSatisfy { $1 &- $0 == 3600 }, "40 ms is 3600 ticks of 90 kHz")
+        #expect(received.allSatisfy { $0.videoOrientation?.rotation == .deg90 })
+        // Every packet carries its own transport-wide sequence number, in send order.
+        let transportNumbers = try headers.map { header -> UInt16 in
+            let element = try #require(header.extensionElements.first { $0.id == 3 })
+            return try TransportWideSequenceNumber(element: element).value
+        }
+        #expect(zip(transportNumbers, transportNumbers.dropFirst()).allSatisfy { $1 == $0 &+ 1 })
+
+        guard case .senderReport(let last)? = reports.last?.packets.first else {
+            Issue.record("the last RTCP packet is not an SR: \(reports)")
+            return
+        }
+        #expect(last.ssrc == 0xCAFE_F00D)
+        #expect(Int(last.packetCount) == rtp.count)
+        #expect(Int(last.octetCount) == rtp.reduce(0) { $0 + $1.count } - headers.reduce(0) { $0 + $1.serializedSize },
+                "RFC 3550 §6.4.1 counts payload octets")
+    }
+
+    @Test func srtpPacketsUnprotectWithTheSessionKey() throws {
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let receiver = try PlayedReceiver { $0.srtpKey = key }
+        let frames = testFrames([5000, 900])
+        for frame in frames { try receiver.sender.consume(frame) }
+        let rtp = receiver.receiveFrames(2)
+        try receiver.sender.finish()
+        let inbound = try SRTPSession(key: key, direction: .inbound)
+        var depacketizer = VP8Depacketizer()
+        var received: [[UInt8]] = []
+        #expect(rtp.allSatisfy { $0.count <= 1200 }, "the MTU includes the 10-byte tag")
+        for var packet in rtp {
+            let length = try packet.withUnsafeMutableBytes { try inbound.unprotectRTP($0, length: $0.count) }
+            if let frame = try depacketizer.push(Array(packet[..<length])) { received.append(frame.data) }
+        }
+        #expect(received == frames.map(\.data))
+    }
+
+    /// RFC 4585 §6.2.1: the NACKed packet comes again, unchanged on the media SSRC.
+    @Test func aNACKedPacketIsResent() throws {
+        let receiver = try PlayedReceiver { $0.mtu = 500 }
+        try receiver.sender.consume(testFrames([2000])[0])
+        let original = receiver.receiveFrames(1)
+        #expect(original.count == 5)
+        let lost = try RTPHeader(parsing: original[2]).sequenceNumber
+        try receiver.sendFeedback([.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, lostSequenceNumbers: [lost]))])
+        let repaired = try #require(receiver.rtp.receive(timeoutMilliseconds: 20_000))
+        #expect(repaired == original[2])
+        try receiver.sender.finish()
+        let statistics = try #require(receiver.pipeline.statistics)
+        #expect(statistics.rtcpReceived.nack == 1)
+        #expect(statistics.nackedPackets == 1)
+        #expect(statistics.packetsRetransmitted == 1)
+    }
+
+    /// RFC 4588 §4: the repair travels on its own SSRC and payload type, the original sequence
+    /// number first, its own sequence numbers one by one.
+    @Test func withRTXTheRepairIsAnRTXPacket() throws {
+        let receiver = try PlayedReceiver {
+            $0.mtu = 500
+            $0.retransmission = .rtx(payloadType: 97, ssrc: 0xBEEF)
+        }
+        try receiver.sender.consume(testFrames([2000])[0])
+        let original = receiver.receiveFrames(1)
+        let lost = try original[1...2].map { try RTPHeader(parsing: $0).sequenceNumber }
+        try receiver.sendFeedback([.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, lostSequenceNumbers: lost))])
+        var repairs: [[UInt8]] = []
+        while repairs.count < 2, let packet = receiver.rtp.receive(timeoutMilliseconds: 20_000) { repairs.append(packet) }
+        try receiver.sender.finish()
+        let headers = try repairs.map { try RTPHeader(parsing: $0) }
+        #expect(headers.allSatisfy { $0.ssrc == 0xBEEF && $0.payloadType == 97 })
+        #expect(headers[1].sequenceNumber == headers[0].sequenceNumber &+ 1)
+        for (repair, originalPacket) in zip(repairs, original[1...2]) {
+            let restored = try repair.withUnsafeBytes { try RTXPacket.original(ofRetransmission: $0, ssrc: 0xCAFE_F00D, payloadType: 96) }
+            #expect(restored.serialized() == originalPacket)
+        }
+    }
+
+    /// A PLI reaches the encoder; a flood of them within 300 ms collapses into one more.
+    @Test func pictureLossBringsAKeyframeRequestAndAFloodIsThrottled() throws {
+        let receiver = try PlayedReceiver()
+        try receiver.sender.consume(testFrames([900])[0])
+        _ = receiver.receiveFrames(1)
+        let pli = RTCPPacket.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D))
+        for _ in 0..<50 { try receiver.sendFeedback([pli]) }
+        // Feedback is read in order: a report after the flood shows when all of it was handled.
+        try receiver.sendFeedback([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: []))])
+        try receiver.sender.finish()
+        let statistics = try #require(receiver.pipeline.statistics)
+        #expect(statistics.rtcpReceived.pli == 50)
+        #expect(statistics.rtcpReceived.rr == 1)
+        #expect((1...2).contains(receiver.pipeline.keyframeRequests), "\(receiver.pipeline.keyframeRequests) requests forwarded")
+        #expect(statistics.keyframesOnRequest == receiver.pipeline.keyframeRequests)
+    }
+
+    /// Datagrams from an address other than the receiver's, and garbage from the receiver, are
+    /// counted as rejected and change nothing.
+    @Test func foreignAndMalformedFeedbackIsRejected() throws {
+        let receiver = try PlayedReceiver()
+        try receiver.sender.consume(testFrames([900])[0])
+        _ = receiver.receiveFrames(1)
+        let stranger = try LoopbackSocket(ipv6: false)
+        let pli = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D))])
+        for _ in 0..<3 { try stranger.send(pli.serialized(), toPort: receiver.sender.localRTCPPort) }
+        try receiver.rtcp.send([0x80, 0xC9, 0x00, 0x09, 1, 2, 3], toPort: receiver.sender.localRTCPPort)
+        try receiver.rtcp.send([0x13, 0x37], toPort: receiver.sender.localRTCPPort)
+        try receiver.sendFeedback([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: []))])
+        try receiver.sender.finish()
+        let statistics = try #require(receiver.pipeline.statistics)
+        #expect(statistics.rtcpReceived.rejected == 5)
+        #expect(statistics.rtcpReceived.pli == 0)
+        #expect(receiver.pipeline.keyframeRequests == 0)
+    }
+
+    /// RFC 3550 §6.4.1: a receiver report echoing our SR (LSR) with its delay (DLSR) gives the RTT.
+    @Test func aReceiverReportGivesTheRoundTripTime() throws {
+        let receiver = try PlayedReceiver()
+        try receiver.sender.consume(testFrames([900])[0])
+        _ = receiver.receiveFrames(1)
+        let datagram = try #require(receiver.rtcp.receive(timeoutMilliseconds: 20_000))
+        guard case .senderReport(let report)? = try RTCPCompoundPacket(parsing: datagram).packets.first else {
+            Issue.record("the first RTCP is not an SR")
+            return
+        }
+        let block = RTCPReportBlock(
+            ssrc: 0xCAFE_F00D, fractionLost: 64, cumulativeLost: 3, extendedHighestSequenceNumber: 100,
+            interarrivalJitter: 0, lastSenderReport: report.ntpTimestamp.middle32Bits, delaySinceLastSenderReport: 0)
+        try receiver.sendFeedback([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: [block]))])
+        try receiver.sender.finish()
+        let statistics = try #require(receiver.pipeline.statistics)
+        let rtt = try #require(statistics.rttMs)
+        #expect(rtt.last >= 1, "at least the 1 ms floor")
+        #expect(statistics.receiverFractionLost == 0.25)
+    }
+}
