@@ -58,7 +58,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["Capture", "MediaCore", "RTP", "Transport", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV"],
             path: "Tests/TestSupport"),
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
