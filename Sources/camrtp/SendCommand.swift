@@ -13,7 +13,7 @@ struct SendCommand: CamrtpCommand {
 
               camrtp send --to 203.0.113.7:5004 --sdp cam.sdp
               camrtp send --source y4m:clip.y4m --to 127.0.0.1:5004 --sdp clip.sdp --srtp
-              ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop cam.sdp
+              ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop -nofind_stream_info cam.sdp
             """)
 
     @OptionGroup var arguments: SendArguments
