@@ -30,6 +30,8 @@ enum StopSignals {
         var fds: [Int32] = [-1, -1]
         guard pipe(&fds) == 0 else { return }
         for fd in fds { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
+        // The handler must never block: with the pipe full, a signal is already on its way.
+        _ = fcntl(fds[1], F_SETFL, O_NONBLOCK)
         notifyFD.store(fds[1], ordering: .sequentiallyConsistent)
         let readFD = fds[0]
         _ = MediaThread(name: "camrtp.signals", joinable: false) {
