@@ -55,7 +55,8 @@ let package = Package(
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "Transport", "MediaCore", "ImageEncoding", logging,
+            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
+            "MediaCore", "ImageEncoding", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -66,7 +67,7 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["Capture", "MediaCore", "RTP", "Transport", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV"],
             path: "Tests/TestSupport"),
-        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore"]),
+        .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
         .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2"]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
@@ -75,7 +76,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "RTPSenderTests", dependencies: [
-            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
+            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "TestSupport",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
@@ -88,7 +89,7 @@ let package = Package(
         ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
-            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "RTP", "RTCP", "Transport", "TestSupport",
+            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "RTPSender", "Transport", "TestSupport",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

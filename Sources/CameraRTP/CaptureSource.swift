@@ -21,10 +21,14 @@ public struct CaptureSource: Sendable {
     /// Starts capture; calls back once frames flow, or with the error that stopped it.
     public typealias Start = @Sendable (_ completion: @escaping @Sendable ((any Error)?) -> Void) -> Void
     let start: Start
+    /// What ended the source early once it has stopped, such as a damaged file whose good frames
+    /// were all delivered (and so encoded); nil for a clean end. The caller reports it.
+    public let endedEarly: @Sendable () -> (any Error)?
 
     public init(
         capturer: any VideoCapturer, width: Int, height: Int, fps: Double, summary: String, canRunFast: Bool,
-        hasCameraClock: Bool = false, rotation: VideoRotation = .deg0, start: @escaping Start
+        hasCameraClock: Bool = false, rotation: VideoRotation = .deg0,
+        endedEarly: @escaping @Sendable () -> (any Error)? = { nil }, start: @escaping Start
     ) {
         self.capturer = capturer
         self.width = width
@@ -34,6 +38,7 @@ public struct CaptureSource: Sendable {
         self.canRunFast = canRunFast
         self.hasCameraClock = hasCameraClock
         self.rotation = rotation
+        self.endedEarly = endedEarly
         self.start = start
     }
 
@@ -49,14 +54,19 @@ public struct CaptureSource: Sendable {
             })
     }
 
-    /// A Y4M file, checked before anything streams.
+    /// A Y4M file ("-" for standard input), checked before anything streams.
     public static func y4m(path: String, loop: Bool, pace: CapturePace, rotation: VideoRotation) throws(Y4MError) -> CaptureSource {
-        let source = try Y4MFileSource(path: path, loop: loop, pace: pace, rotation: rotation)
+        try y4m(input: Y4MInput(path: path), loop: loop, pace: pace, rotation: rotation)
+    }
+
+    /// A Y4M file or pipe that is already open (and checked).
+    public static func y4m(input: Y4MInput, loop: Bool, pace: CapturePace, rotation: VideoRotation) throws(Y4MError) -> CaptureSource {
+        let source = try Y4MFileSource(input: input, loop: loop, pace: pace, rotation: rotation)
         let header = source.header
         return CaptureSource(
             capturer: source, width: header.width, height: header.height, fps: header.frameRate,
-            summary: "\(path) \(header.width)x\(header.height) @ \(formatRate(header.frameRate)) fps\(loop ? ", looping" : "")",
-            canRunFast: true, rotation: rotation,
+            summary: "\(input.name) \(header.width)x\(header.height) @ \(formatRate(header.frameRate)) fps\(loop ? ", looping" : "")",
+            canRunFast: true, rotation: rotation, endedEarly: { source.damage },
             start: { completion in
                 source.startCapture()
                 completion(nil)

@@ -1,3 +1,5 @@
+import MediaCore
+
 /// A `--source` value: `auto`, `camera[:DEVICE]`, `testsrc[:WxH[@FPS]]`, `y4m:PATH` or
 /// `fake-camera[:FOURCC[:WxH[@FPS]]]`.
 public enum SourceSpec: Sendable, Equatable {
@@ -21,7 +23,11 @@ public enum SourceSpec: Sendable, Equatable {
             self = .camera(device: rest)
         case "testsrc":
             guard let mode = rest.map(VideoMode.init(parsing:)) ?? Self.defaultTestPatternMode else {
-                throw SourceSpecError(input: text, reason: "expected testsrc:WxH or testsrc:WxH@FPS, such as testsrc:1280x720@30")
+                throw SourceSpecError(
+                    input: text, reason: "expected testsrc:WxH or testsrc:WxH@FPS with sides 2...\(VideoLimits.maxSide), such as testsrc:1280x720@30")
+            }
+            if let problem = VideoLimits.sizeProblem(width: mode.width, height: mode.height) {
+                throw SourceSpecError(input: text, reason: problem)
             }
             self = .testPattern(width: mode.width, height: mode.height, fps: mode.fps ?? 30)
         case "y4m":
@@ -56,17 +62,17 @@ public struct VideoMode: Sendable, Equatable {
         self.fps = fps
     }
 
-    /// Sizes run 2...16384 on each side; a rate must be in (0, 240].
+    /// Sizes run 2...`VideoLimits.maxSide` on each side; a rate must be in (0, 240].
     public init?(parsing text: String) {
         let parts = text.split(separator: "@", omittingEmptySubsequences: false)
         guard (1...2).contains(parts.count) else { return nil }
         let size = parts[0].lowercased().split(separator: "x", omittingEmptySubsequences: false)
         guard size.count == 2, let width = Int(size[0]), let height = Int(size[1]),
-              (2...16384).contains(width), (2...16384).contains(height) else { return nil }
+              (2...VideoLimits.maxSide).contains(width), (2...VideoLimits.maxSide).contains(height) else { return nil }
         self.width = width
         self.height = height
         if parts.count == 2 {
-            guard let fps = Double(parts[1]), fps > 0, fps <= 240 else { return nil }
+            guard let fps = Double(parts[1]), VideoLimits.frameRateProblem(fps) == nil else { return nil }
             self.fps = fps
         }
     }

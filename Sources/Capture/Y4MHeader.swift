@@ -1,3 +1,5 @@
+import MediaCore
+
 /// The stream header of a YUV4MPEG2 file: `YUV4MPEG2 W640 H480 F30:1 Ip A1:1 C420jpeg`.
 ///
 /// Only 8-bit 4:2:0 (`420`, `420jpeg`, `420paldv`, `420mpeg2`, which differ only in chroma
@@ -44,7 +46,7 @@ public struct Y4MHeader: Sendable, Equatable {
         guard tokens.first == "YUV4MPEG2" else { throw .badHeader("it does not start with YUV4MPEG2") }
         var width: Int?
         var height: Int?
-        var rate = (numerator: 25, denominator: 1)
+        var ratio = (numerator: 25, denominator: 1)
         var colorSpace = ColorSpace.c420jpeg
         for token in tokens.dropFirst() {
             let value = token.dropFirst()
@@ -53,10 +55,10 @@ public struct Y4MHeader: Sendable, Equatable {
             case "H": height = Self.positive(value)
             case "F":
                 // GStreamer's y4menc writes F0:1 for a stream of unknown rate: keep the default.
-                guard let ratio = Self.ratio(value), ratio.denominator > 0 else {
+                guard let parsed = Self.ratio(value), parsed.denominator > 0 else {
                     throw .badHeader("frame rate 'F\(value)' is not N:D with N, D > 0")
                 }
-                if ratio.numerator > 0 { rate = ratio }
+                if parsed.numerator > 0 { ratio = parsed }
             case "A":
                 pixelAspect = Self.ratio(value)
             case "I":
@@ -68,12 +70,13 @@ public struct Y4MHeader: Sendable, Equatable {
                 continue  // X comments and tags from later versions carry nothing we need.
             }
         }
-        guard let width, width <= 16384 else { throw .badHeader("width 'W' is missing or not in 1...16384") }
-        guard let height, height <= 16384 else { throw .badHeader("height 'H' is missing or not in 1...16384") }
+        guard let width else { throw .badHeader("width 'W' is missing or not a positive number") }
+        guard let height else { throw .badHeader("height 'H' is missing or not a positive number") }
+        if let problem = VideoLimits.sizeProblem(width: width, height: height) { throw .tooLarge(problem) }
         self.width = width
         self.height = height
-        frameRateNumerator = rate.numerator
-        frameRateDenominator = rate.denominator
+        frameRateNumerator = ratio.numerator
+        frameRateDenominator = ratio.denominator
         self.colorSpace = colorSpace
     }
 
@@ -103,7 +106,13 @@ public enum Y4MProblem: Error, Sendable, Equatable {
     case interlaced(String)
     case badFrameHeader(frame: Int)
     case truncated(frame: Int, got: Int, expected: Int)
+    /// A `FRAME` line whose parameters run past `Y4MStreamReader.maxFrameParameterBytes`.
+    case frameParametersTooLong(frame: Int)
     case noFrames
+    /// A picture larger than `VideoLimits` allow, with the sizes in words.
+    case tooLarge(String)
+    /// `--loop` on a stream that cannot go back to its start, such as a pipe.
+    case cannotLoop
 }
 
 /// A Y4M file that cannot be read: one line naming the file, the problem and the fix.
@@ -130,8 +139,14 @@ public struct Y4MError: Error, CustomStringConvertible, Sendable {
             "\(path): frame \(frame) does not start with FRAME; the file is damaged"
         case .truncated(let frame, let got, let expected):
             "\(path): truncated: frame \(frame) has \(got) of \(expected) bytes"
+        case .frameParametersTooLong(let frame):
+            "\(path): frame \(frame)'s FRAME line runs past \(Y4MStreamReader.maxFrameParameterBytes) bytes without ending; the file is damaged"
         case .noFrames:
             "\(path): the Y4M file has a header but no frames"
+        case .tooLarge(let problem):
+            "\(path): \(problem); scale it down first (ffmpeg -vf scale=1920:-2)"
+        case .cannotLoop:
+            "\(path): a pipe cannot be looped, as it cannot go back to its first frame; save it to a file first, or leave out --loop"
         }
     }
 }

@@ -56,12 +56,18 @@ public final class Y4MStreamReader {
         frameIndex = 0
     }
 
+    /// The longest run of parameters a `FRAME` line may carry (they are read and ignored).
+    public static let maxFrameParameterBytes = 1024
+
     private func skipFrameParameters() throws(Y4MError) {
         var byte: UInt8 = 0
         var skipped = 0
         repeat {
-            guard read(fd, &byte, 1) == 1, skipped < 1024 else {
-                throw Y4MError(path: name, problem: .badFrameHeader(frame: frameIndex))
+            guard skipped < Self.maxFrameParameterBytes else {
+                throw Y4MError(path: name, problem: .frameParametersTooLong(frame: frameIndex))
+            }
+            guard readFully(into: &byte, count: 1) == 1 else {
+                throw Y4MError(path: name, problem: .truncated(frame: frameIndex, got: 0, expected: header.frameByteCount))
             }
             skipped += 1
         } while byte != 0x0A

@@ -9,17 +9,20 @@ public struct FakeCameraSpecError: Error, CustomStringConvertible, Sendable, Equ
     public let problem: String
 
     public var description: String {
-        "FakeCameraSpecError: '\(spec)' \(problem); expected FOURCC[:WxH[@FPS]] such as MJPG:1280x720@30 or YUYV"
+        "FakeCameraSpecError: '\(spec)' \(problem); expected FOURCC[:WxH[@FPS]][:corrupt[=N]] such as MJPG:1280x720@30 or YUYV"
     }
 }
 
-/// What `--source fake-camera[:FOURCC[:WxH[@FPS]]]` asks for, as Chromium's
+/// What `--source fake-camera[:FOURCC[:WxH[@FPS]][:corrupt[=N]]]` asks for, as Chromium's
 /// `--use-fake-device-for-media-stream` does: one fake camera offering exactly this format.
 public struct FakeCameraSpec: Sendable, Equatable {
     public var pixelFormat: PixelFormat
     public var width: Int
     public var height: Int
     public var fps: Int
+    /// MJPEG frames delivered corrupt from the start (`corrupt=N`), `Int.max` for all of them
+    /// (`corrupt`): what a failing camera sends.
+    public var corruptFrames = 0
 
     public init(pixelFormat: PixelFormat = .yuyv, width: Int = 640, height: Int = 480, fps: Int = 30) {
         self.pixelFormat = pixelFormat
@@ -28,12 +31,16 @@ public struct FakeCameraSpec: Sendable, Equatable {
         self.fps = fps
     }
 
-    /// Parses `FOURCC[:WxH[@FPS]]`; the size defaults to 640x480 and the rate to 30.
+    /// Parses `FOURCC[:WxH[@FPS]][:corrupt[=N]]`; the size defaults to 640x480 and the rate to 30.
     public init(parsing spec: String) throws(FakeCameraSpecError) {
         self.init()
-        let parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        var parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        if parts.count == 3, let count = Self.corruptCount(parts[2]) {
+            corruptFrames = count
+            parts.removeLast()
+        }
         guard (1...2).contains(parts.count), parts[0].utf8.count == 4 else {
-            throw FakeCameraSpecError(spec: spec, problem: "is not of the form FOURCC[:WxH[@FPS]]")
+            throw FakeCameraSpecError(spec: spec, problem: "is not of the form FOURCC[:WxH[@FPS]][:corrupt[=N]]")
         }
         // First character in the low byte, as V4L2 stores fourccs.
         let code = parts[0].utf8.enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * UInt32($1.offset)) }
@@ -68,10 +75,20 @@ public struct FakeCameraSpec: Sendable, Equatable {
             let sizes = FakeMJPEGFrames.sizes.map(\.description).joined(separator: ", ")
             throw FakeCameraSpecError(spec: spec, problem: "asks for MJPEG at \(fixtureSize); fake MJPEG frames exist at \(sizes)")
         }
+        guard corruptFrames == 0 || format == .mjpeg else {
+            throw FakeCameraSpecError(spec: spec, problem: "asks for corrupt frames, which only MJPEG can have")
+        }
         guard format != .mjpeg || !FakeMJPEGFrames.frames(at: fixtureSize).isEmpty else {
             throw FakeCameraSpecError(
                 spec: spec, problem: "needs the MJPEG fixtures in camrtp_Capture.resources beside the camrtp binary; copy that folder from .build")
         }
+    }
+
+    /// `corrupt` (every frame) or `corrupt=N` (the first N), or nil for anything else.
+    private static func corruptCount(_ text: String) -> Int? {
+        if text == "corrupt" { return .max }
+        guard text.hasPrefix("corrupt="), let count = Int(text.dropFirst("corrupt=".count)), count > 0 else { return nil }
+        return count
     }
 
     /// A device at `path` offering exactly this format, size and rate.
@@ -96,7 +113,9 @@ public struct FakeCamera: Sendable {
         spec: FakeCameraSpec, options: CameraCaptureOptions = CameraCaptureOptions(),
         logger: Logger = Logger(label: "camrtp.camera")
     ) throws {
-        system = FakeV4L2System(devices: [FakeV4L2Device(spec.configuration())])
+        let fakeDevice = FakeV4L2Device(spec.configuration())
+        if spec.corruptFrames > 0 { fakeDevice.corruptNextFrames(count: spec.corruptFrames) }
+        system = FakeV4L2System(devices: [fakeDevice])
         capturer = CameraVideoCapturer(backend: system, options: options, logger: logger)
         let discovery = capturer.discoverDevices()
         guard let device = discovery.devices.first else {

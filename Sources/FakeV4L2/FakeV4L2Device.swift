@@ -81,6 +81,15 @@ public final class FakeV4L2Device: Sendable {
         state.withLock { $0.shortFrames += count }
     }
 
+    /// The next `count` MJPEG frames arrive corrupt (their start-of-image marker is gone), as a
+    /// flaky USB link or a failing camera delivers them: the frame is there, but nothing decodes it.
+    public func corruptNextFrames(count: Int) {
+        state.withLock { state in
+            let (total, overflow) = state.corruptFrames.addingReportingOverflow(count)
+            state.corruptFrames = overflow ? .max : total
+        }
+    }
+
     /// The next frame's timestamp is wrong in the given way.
     public func corruptNextTimestamp(_ fault: FakeTimestampFault) {
         state.withLock { $0.timestampFaults.append(fault) }
@@ -228,6 +237,7 @@ struct FakeDeviceState {
     var pollFaults: [Int32] = []
     var errorFrames = 0
     var shortFrames = 0
+    var corruptFrames = 0
     var timestampFaults: [FakeTimestampFault] = []
     var stall: Stall?
 
@@ -300,6 +310,9 @@ struct FakeDeviceState {
         } else if shortFrames > 0 {
             shortFrames -= 1
             bytes = format.pixelFormat == .mjpeg ? 2 : bytes / 2
+        } else if corruptFrames > 0 && format.pixelFormat == .mjpeg && bytes >= 2 {
+            corruptFrames -= 1
+            memory.pointer.storeBytes(of: 0, toByteOffset: 0, as: UInt16.self)
         }
         var timestampNs = captureNs
         if !timestampFaults.isEmpty {

@@ -1,4 +1,3 @@
-import Foundation
 import MediaCore
 
 /// Writes VP8 frames to an IVF file, the container vpxenc writes and every player reads.
@@ -8,30 +7,35 @@ import MediaCore
 /// per frame a 12-byte header of payload size (4) and pts (8), and the payload.
 /// The timebase is one frame interval, as vpxenc writes it, so the frame-count field is also the
 /// duration that ffmpeg reads from it; pts are capture times rounded to the nearest frame slot.
+///
+/// The file goes through `OutputFile`: a regular file appears whole when `close()` renames it
+/// into place, and a device or FIFO is written through (there the frame count stays 0 when the
+/// output cannot seek back to the header, as vpxenc leaves it).
 public final class IVFWriter {
     public let path: String
-    private let handle: FileHandle
+    private let output: OutputFile
     private let width: Int
     private let height: Int
     /// Timebase numerator and denominator: 1/30 for 30 fps, 1001/30000 for 29.97.
     private let timebase: (numerator: Int64, denominator: Int64)
     private var firstTimestampNs: Int64?
     private var lastPts: Int64?
+    private var record: [UInt8] = []
     public private(set) var frameCount = 0
 
-    /// Creates or truncates `path`. Throws `IVFError` naming the file.
+    /// Opens `path` by `OutputFile`'s rules and writes the header. Throws `IVFError` naming the file.
     public init(path: String, width: Int, height: Int, frameRate: Double) throws(IVFError) {
         self.path = path
         self.width = width
         self.height = height
         let whole = frameRate.rounded()
         timebase = abs(frameRate - whole) < 1e-6 ? (1, Int64(max(1, whole))) : (1001, Int64((frameRate * 1001).rounded()))
-        guard FileManager.default.createFile(atPath: path, contents: nil),
-              let handle = FileHandle(forWritingAtPath: path) else {
-            throw IVFError(path: path, reason: "cannot create the file (check the folder exists and is writable)")
+        do {
+            output = try OutputFile(path: path)
+        } catch {
+            throw IVFError(error)
         }
-        self.handle = handle
-        try write(header(frameCount: 0))
+        try write { () throws(OutputFileError) in try output.write(header(frameCount: 0)) }
     }
 
     /// Appends one frame at the frame slot nearest its capture time (and after the previous one).
@@ -42,27 +46,25 @@ public final class IVFWriter {
         var pts = Int64((elapsedNs * Double(timebase.denominator) / (1e9 * Double(timebase.numerator))).rounded())
         if let lastPts, pts <= lastPts { pts = lastPts + 1 }
         lastPts = pts
-        var record = Data(capacity: 12 + frame.data.count)
+        record.removeAll(keepingCapacity: true)
         record.appendLittleEndian(UInt32(frame.data.count))
         record.appendLittleEndian(UInt64(pts))
         record.append(contentsOf: frame.data)
-        try write(record)
+        try write { () throws(OutputFileError) in try output.write(record) }
         frameCount += 1
     }
 
-    /// Rewrites the header with the final frame count and closes the file.
+    /// Rewrites the header with the final frame count (where the output can seek) and finishes
+    /// the file: everything written so far is kept.
     public func close() throws(IVFError) {
-        do {
-            try handle.seek(toOffset: 0)
-            try handle.write(contentsOf: header(frameCount: frameCount))
-            try handle.close()
-        } catch {
-            throw IVFError(path: path, reason: "cannot finish the file: \(error.localizedDescription)")
+        try write { () throws(OutputFileError) in
+            if output.isSeekable { try output.write(header(frameCount: frameCount), at: 0) }
+            try output.commit()
         }
     }
 
-    private func header(frameCount: Int) -> Data {
-        var header = Data("DKIF".utf8)
+    private func header(frameCount: Int) -> [UInt8] {
+        var header = Array("DKIF".utf8)
         header.appendLittleEndian(UInt16(0))
         header.appendLittleEndian(UInt16(32))
         header.append(contentsOf: "VP80".utf8)
@@ -75,11 +77,11 @@ public final class IVFWriter {
         return header
     }
 
-    private func write(_ data: Data) throws(IVFError) {
+    private func write(_ body: () throws(OutputFileError) -> Void) throws(IVFError) {
         do {
-            try handle.write(contentsOf: data)
+            try body()
         } catch {
-            throw IVFError(path: path, reason: "write failed: \(error.localizedDescription)")
+            throw IVFError(error)
         }
     }
 }
@@ -88,10 +90,19 @@ public final class IVFWriter {
 public struct IVFError: Error, CustomStringConvertible, Sendable {
     public let path: String
     public let reason: String
+    /// The errno behind it, when a system call failed (`ENOSPC` for a full disk).
+    public let code: Int32?
+
+    init(_ error: OutputFileError) {
+        path = error.path
+        reason = error.reason
+        code = error.code
+    }
+
     public var description: String { "\(path): \(reason)" }
 }
 
-extension Data {
+extension Array where Element == UInt8 {
     fileprivate mutating func appendLittleEndian<T: FixedWidthInteger>(_ value: T) {
         Swift.withUnsafeBytes(of: value.littleEndian) { append(contentsOf: $0) }
     }

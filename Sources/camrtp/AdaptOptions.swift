@@ -1,6 +1,7 @@
 import Adaptation
 import ArgumentParser
 import CameraRTP
+import MediaCore
 
 /// Output size and frame-rate cap, applied by the video source before the encoder.
 struct AdaptOptions: ParsableArguments {
@@ -9,7 +10,7 @@ struct AdaptOptions: ParsableArguments {
         valueName: "WxH"))
     var size: String?
 
-    @Option(help: ArgumentHelp("Maximum output frame rate; extra frames are dropped on WebRTC's grid.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Maximum output frame rate; extra frames are dropped on WebRTC's grid.", valueName: "n"))
     var fps: Double?
 
     @Flag(help: "Mirror the picture left to right (a selfie view).")
@@ -17,7 +18,7 @@ struct AdaptOptions: ParsableArguments {
 
     func validate() throws {
         if let size, VideoMode(parsing: size) == nil || size.contains("@") {
-            throw ValidationError("--size \"\(size)\": expected WxH with each side 2...16384, such as 640x360")
+            throw ValidationError("--size \"\(size)\": expected WxH with each side 2...\(VideoLimits.maxSide), such as 640x360")
         }
         if let fps, !(fps > 0 && fps <= 240) { throw ValidationError("--fps must be in (0, 240], not \(fps)") }
     }

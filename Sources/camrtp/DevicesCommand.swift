@@ -16,6 +16,6 @@ struct DevicesCommand: CamrtpCommand {
 
     func execute() async throws {
         let report = CameraDeviceReport(capturer: CameraVideoCapturer())
-        print(json ? try report.json() : report.text)
+        try StandardStreams.print((json ? try report.json() : report.text) + "\n")
     }
 }

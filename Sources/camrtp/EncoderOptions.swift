@@ -5,15 +5,16 @@ import VP8
 
 /// VP8 encoder choices shared by `send` and `record`.
 struct EncoderOptions: ParsableArguments {
-    @Option(help: ArgumentHelp(
+    // Unconditional, so that negative values read as values (and get a message about the value), not flags.
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Bitrate in kbit/s to start with (CBR); congestion control moves it between --min-bitrate and --max-bitrate as the receiver's feedback allows.",
         valueName: "kbps"))
     var bitrate: Int = 1500
 
-    @Option(help: ArgumentHelp("Lowest bitrate congestion control may choose, in kbit/s.", valueName: "kbps"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Lowest bitrate congestion control may choose, in kbit/s.", valueName: "kbps"))
     var minBitrate: Int = 30
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Highest bitrate congestion control may choose, in kbit/s; --bitrate by default, so the rate only goes down from there.",
         valueName: "kbps"))
     var maxBitrate: Int?
@@ -23,26 +24,25 @@ struct EncoderOptions: ParsableArguments {
         valueName: "on|off"))
     var pacing: Switch = .on
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Force a keyframe at least this often, in seconds; 0 for keyframes only on request.",
         discussion: "Plain RTP receivers cannot ask for a keyframe, so one comes every 2 s by default.",
         valueName: "seconds"))
     var keyframeInterval: Double = 2
 
-    // Unconditional, so that the usual negative values read as values, not flags.
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "libvpx cpu-used, -16...16: -6 (the default, as WebRTC on x86) is fast; values nearer 0 are slower and look better.",
         valueName: "n"))
     var cpuUsed: Int = -6
 
-    @Option(help: ArgumentHelp("Encoder threads; by default chosen from the picture size and cores.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Encoder threads; by default chosen from the picture size and cores.", valueName: "n"))
     var threads: Int?
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "libvpx temporal denoiser, 0 (off) to 6; 4 (adaptive) is WebRTC's choice on x86.", valueName: "n"))
     var noiseSensitivity: Int = 4
 
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "libvpx static threshold: skip blocks that changed less than this; WebRTC uses 1.", valueName: "n"))
     var staticThreshold: Int = 1
 
@@ -54,7 +54,9 @@ struct EncoderOptions: ParsableArguments {
         if let maxBitrate, !(bitrate...100_000).contains(maxBitrate) {
             throw ValidationError("--max-bitrate must be --bitrate (\(bitrate))...100000 kbit/s, not \(maxBitrate)")
         }
-        guard keyframeInterval >= 0 else { throw ValidationError("--keyframe-interval must be 0 or more seconds") }
+        guard keyframeInterval >= 0 && keyframeInterval <= 3600 else {
+            throw ValidationError("--keyframe-interval must be 0...3600 seconds, not \(keyframeInterval)")
+        }
         guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
         if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1...16, not \(threads)") }
         guard (0...6).contains(noiseSensitivity) else {

@@ -22,10 +22,11 @@ protocol CamrtpCommand: ParsableCommand, Sendable {
 }
 
 extension LoggingOptions {
-    /// Sends every log line to stderr, so stdout carries only a command's output (an SDP, JSON).
+    /// Sends every log line to stderr, so stdout carries only a command's output (an SDP, JSON);
+    /// a stderr that is closed or full loses the line and nothing else.
     static func bootstrap(level: Logger.Level) {
         LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+            var handler = StreamLogHandler(label: label, stream: StandardErrorLogStream())
             handler.logLevel = level
             return handler
         }

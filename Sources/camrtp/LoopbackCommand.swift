@@ -3,6 +3,7 @@ import CameraRTP
 import Foundation
 import MediaCore
 import RTPSender
+import Transport
 
 struct LoopbackCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
@@ -18,7 +19,7 @@ struct LoopbackCommand: CamrtpCommand {
             """)
 
     @OptionGroup var input: SourceOptions
-    @Option(help: ArgumentHelp("UDP port on 127.0.0.1 for RTP; RTCP uses the next one.", valueName: "port"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("UDP port on 127.0.0.1 for RTP; RTCP uses the next one.", valueName: "port"))
     var port: Int = 5004
     @Flag(help: "Use headless ffmpeg as the receiver even when a display is there.")
     var headless = false
@@ -30,8 +31,15 @@ struct LoopbackCommand: CamrtpCommand {
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 
+    /// The suites ffmpeg's SRTP decrypts (libavformat's srtp.c): AES-128 counter mode only.
+    static let receiverSuites: [SRTPSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32]
+
     func validate() throws {
         guard (1024...65534).contains(port) else { throw ValidationError("--port must be 1024...65534, not \(port)") }
+        if stream.usesSRTP, let suite = SRTPSuite(sdpName: stream.srtpSuite), !Self.receiverSuites.contains(suite) {
+            throw ValidationError(
+                "--srtp-suite \(suite.sdpName): ffmpeg, the loopback receiver, decrypts only \(Self.receiverSuites.map(\.sdpName).joined(separator: " and ")); use one of those here (camrtp send takes \(suite.sdpName) for a receiver that has it)")
+        }
     }
 
     func execute() async throws {
@@ -39,12 +47,23 @@ struct LoopbackCommand: CamrtpCommand {
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let sender = try RTPVideoSender(
             configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer))
-        let sdpPath = sdp ?? NSTemporaryDirectory() + "camrtp-loopback-\(getpid()).sdp"
-        try SDPFile.write(plan, to: sdpPath)
-        defer { if sdp == nil { try? FileManager.default.removeItem(atPath: sdpPath) } }
+        for (taken, role) in [(port, "RTP"), (port + 1, "RTCP")] where LocalUDPPort.isBound(UInt16(taken)) {
+            throw CLIError.usage("--port \(port): UDP port \(taken) (\(role)) is in use by another program; choose another --port")
+        }
+        let temporarySDP = sdp == nil ? try TemporarySDPFile(plan) : nil
+        if let sdp { try SDPOutput.write(plan, to: sdp) }
+        let sdpPath = temporarySDP?.path ?? sdp ?? ""
 
         let receiver = try LoopbackReceiver(sdpPath: sdpPath, srtp: plan.srtpKey != nil, headless: headless)
+        // A signal before or after the stream ends camrtp at once: take the receiver and the SDP along.
+        let cleanup = StopSignals.addCleanup {
+            receiver.terminate()
+            temporarySDP?.remove()
+        }
+        defer { StopSignals.removeCleanup(cleanup) }
         let listening = await MediaThread.run(name: "camrtp.receiver") { receiver.waitUntilListening(port: UInt16(port)) }
+        // The receiver has read the SDP once it listens: the key need not wait on disk.
+        temporarySDP?.remove()
         guard listening else {
             await MediaThread.run(name: "camrtp.receiver") { receiver.finish(graceSeconds: 0) }
             throw CLIError.runtime("\(receiver.kind.rawValue) did not start listening on 127.0.0.1:\(port); is the port in use?")
@@ -58,7 +77,7 @@ struct LoopbackCommand: CamrtpCommand {
             while receiver.isRunning && pipeline.failure == nil { usleep(100_000) }
             pipeline.requestStop()
         }
-        printNote("streaming \(source.summary) to \(receiver.kind.rawValue) on 127.0.0.1:\(port) (SDP: \(sdpPath))")
+        printNote("streaming \(source.summary) to \(receiver.kind.rawValue) on 127.0.0.1:\(port)\(sdp.map { " (SDP: \($0))" } ?? "")")
         let snapshot: StatsSnapshot
         do {
             snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
@@ -73,7 +92,7 @@ struct LoopbackCommand: CamrtpCommand {
             receiver.finish(graceSeconds: 6)
             watcher.join()
         }
-        print("sent: \(snapshot.framesEncoded) frames, \(snapshot.packetsSent) packets, \(Int(snapshot.bitrateKbps.rounded())) kbit/s")
+        try StandardStreams.print("sent: \(snapshot.framesEncoded) frames, \(snapshot.packetsSent) packets, \(Int(snapshot.bitrateKbps.rounded())) kbit/s\n")
         guard receiver.kind == .ffmpeg else { return }
         let report = receiver.report
         var line = "decoded by ffmpeg: \(report.frames) frames of \(report.width)x\(report.height)"
@@ -83,7 +102,7 @@ struct LoopbackCommand: CamrtpCommand {
             let missing = last - first + 1 - report.indices.count
             line += "; test-pattern frames \(first)...\(last), \(missing == 0 ? "none" : String(missing)) missing"
         }
-        print(line)
+        try StandardStreams.print(line + "\n")
         guard report.frames > 0 else { throw CLIError.runtime("the receiver decoded nothing") }
     }
 }

@@ -67,6 +67,11 @@ final class LoopbackReceiver: @unchecked Sendable {
         LocalUDPPort.waitUntilBound(port, timeoutSeconds: timeoutSeconds) { process.isRunning }
     }
 
+    /// Stops the receiver at once, without waiting: for a signal's clean-up.
+    func terminate() {
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
+    }
+
     /// Lets ffmpeg finish on its own (it stops about 2 s after the last packet), or closes ffplay;
     /// anything still running after `graceSeconds` is stopped.
     func finish(graceSeconds: Double) {

@@ -1,41 +1,28 @@
 import CameraRTP
-import Dispatch
 import Foundation
 
 /// Runs a pipeline for a command: stops it cleanly on SIGINT or SIGTERM, shows `--stats`, writes
 /// `--stats-json`, and turns a run-time failure into exit code 1 (bad input into 2).
 enum PipelineRunner {
     static func run(_ pipeline: StreamPipeline, stats options: StatsOptions) async throws -> StatsSnapshot {
-        // A parent may have left these blocked; Ctrl-C and kill must still stop the stream.
-        var stopSignals = sigset_t()
-        sigemptyset(&stopSignals)
-        sigaddset(&stopSignals, SIGINT)
-        sigaddset(&stopSignals, SIGTERM)
-        sigprocmask(SIG_UNBLOCK, &stopSignals, nil)
-        let signals = [SIGINT, SIGTERM].map { number -> DispatchSourceSignal in
-            signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { pipeline.requestStop() }
-            source.resume()
-            return source
-        }
-        defer { signals.forEach { $0.cancel() } }
-
         let status = options.stats ? Task {
             var line = LiveStatusLine()
+            // On a terminal the line is redrawn in place; into a file or a pipe, one line a second.
+            let redraws = isatty(STDERR_FILENO) == 1
             var printed = false
             for await event in pipeline.events {
                 if case .stats(let snapshot) = event {
-                    printStatus(line.line(for: snapshot))
+                    let text = line.line(for: snapshot)
+                    StandardStreams.printError(redraws ? "\r" + text + "\u{1B}[K" : text + "\n")
                     printed = true
                 }
             }
-            if printed { FileHandle.standardError.write(Data("\n".utf8)) }
+            if printed && redraws { StandardStreams.printError("\n") }
         } : nil
 
         let snapshot: StatsSnapshot
         do {
-            snapshot = try await pipeline.run()
+            snapshot = try await StopSignals.stopping(with: { pipeline.requestStop() }) { try await pipeline.run() }
         } catch {
             await status?.value
             try? options.writeJSON(pipeline.stats.snapshot)
@@ -43,10 +30,9 @@ enum PipelineRunner {
         }
         await status?.value
         try options.writeJSON(snapshot)
+        // A damaged file ends its stream after its last good frame, which is encoded and written;
+        // the damage is still the input's fault.
+        if let damage = pipeline.source.endedEarly() { throw damage }
         return snapshot
-    }
-
-    private static func printStatus(_ line: String) {
-        FileHandle.standardError.write(Data(("\r" + line + "\u{1B}[K").utf8))
     }
 }

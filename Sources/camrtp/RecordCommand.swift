@@ -10,10 +10,14 @@ struct RecordCommand: CamrtpCommand {
         abstract: "Encode a source to VP8 in an IVF file that any player opens.",
         discussion: """
             Files and the test pattern are encoded as fast as the encoder goes, frame for frame; \
-            a camera in real time until --frames, --duration or Ctrl-C.
+            a camera in real time until --frames, --duration or Ctrl-C. Every frame is kept: \
+            unlike a stream, a recording never drops frames to hold --bitrate. A regular file \
+            appears whole when the recording ends (the old one stays until then); a device or a \
+            FIFO is written through.
 
               camrtp record --source y4m:clip.y4m --out clip.ivf
               camrtp record --source testsrc:640x480@30 --frames 300 --bitrate 800 --out pattern.ivf
+              ffmpeg -i clip.mp4 -f yuv4mpegpipe - | camrtp record --source y4m:- --out clip.ivf
               ffplay pattern.ivf
             """)
 
@@ -26,13 +30,19 @@ struct RecordCommand: CamrtpCommand {
     @OptionGroup var logging: LoggingOptions
 
     func execute() async throws {
-        guard FileManager.default.createFile(atPath: out, contents: nil) else {
-            throw CLIError.usage("--out \(out): cannot create the file (check the folder exists and is writable)")
-        }
+        // The source first: a bad one must leave an existing --out as it was.
         let source = try input.makeSource(defaultPace: .fast, size: adapt.outputSize, fpsLimit: adapt.fps)
+        try input.checkIsNotInput(out, option: "--out")
+        do {
+            try OutputFile.check(out)
+        } catch {
+            throw CLIError.usage("--out \(error)")
+        }
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)
         configuration.pace = input.pace ?? (source.canRunFast ? .fast : .realtime)
+        // A file keeps every frame, as vpxenc does; dropping to hold the rate is for live streams.
+        configuration.encoder.dropFrameThreshold = 0
         let frameRate = configuration.outputFormat(for: source).frameRate
         let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: frameRate))
         printNote("recording \(source.summary) to \(out)")

@@ -26,9 +26,9 @@ struct SDPCommand: CamrtpCommand {
         let plan = try arguments.stream.makePlan(
             destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), requireKey: true)
         if let sdp = arguments.sdp {
-            try SDPFile.write(plan, to: sdp)
+            try SDPOutput.write(plan, to: sdp)
         } else {
-            print(plan.sessionDescription.serialized(), terminator: "")
+            try StandardStreams.print(plan.sessionDescription.serialized())
         }
     }
 }

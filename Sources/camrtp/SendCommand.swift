@@ -38,7 +38,7 @@ struct SendCommand: CamrtpCommand {
         let sender = try RTPVideoSender(
             configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer),
             traceSink: traceSink)
-        if let sdp = arguments.sdp { try SDPFile.write(plan, to: sdp) }
+        if let sdp = arguments.sdp { try SDPOutput.write(plan, to: sdp) }
         let pipeline = try StreamPipeline(
             source: source, configuration: adapt.pipelineConfiguration(
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
@@ -58,16 +58,5 @@ struct SendCommand: CamrtpCommand {
         }
         if transport.connectionRefused > 0 { summary += "; \(transport.connectionRefused) refused (is the receiver running?)" }
         printNote(summary)
-    }
-}
-
-/// Writes a plan's SDP where a receiver will read it.
-enum SDPFile {
-    static func write(_ plan: SessionPlan, to path: String) throws {
-        do {
-            try Data(plan.sessionDescription.serialized().utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw CLIError.usage("--sdp \(path): cannot write: \(error.localizedDescription)")
-        }
     }
 }

@@ -4,6 +4,7 @@ import Capture
 import CameraRTP
 import Foundation
 import ImageEncoding
+import MediaCore
 
 struct SnapshotCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
@@ -27,9 +28,9 @@ struct SnapshotCommand: CamrtpCommand {
     @OptionGroup var adapt: AdaptOptions
     @Option(help: ArgumentHelp("The image to write: .jpg, .jpeg or .png.", valueName: "file"))
     var out: String
-    @Option(help: ArgumentHelp("JPEG quality, 1 to 100.", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("JPEG quality, 1 to 100.", valueName: "n"))
     var quality: Int = ImageEncoder.defaultQuality
-    @Option(help: ArgumentHelp(
+    @Option(parsing: .unconditional, help: ArgumentHelp(
         "Frames to let pass before the one taken (default: \(cameraWarmupFrames) for a camera, 0 for file and test sources).",
         valueName: "n"))
     var warmupFrames: Int?
@@ -81,8 +82,8 @@ struct SnapshotCommand: CamrtpCommand {
         switch error {
         case let error as V4L2Error where error.code == EBUSY:
             CLIError.usage("\(error)")
-        case let error as ImageFileError:
-            [EIO, ENOSPC, EDQUOT].contains(error.code ?? 0) ? CLIError.runtime("--out \(error)") : CLIError.usage("--out \(error)")
+        case let error as OutputFileError:
+            error.isDiskFailure ? CLIError.runtime("--out \(error)") : CLIError.usage("--out \(error)")
         case SnapshotError.sourceFinished:
             CLIError.usage("--source \(input.source) ended before the frame to take; let fewer --warmup-frames pass, or --loop")
         default:

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraRTP
 import Foundation
+import MediaCore
 
 /// `--stats` and `--stats-json`.
 struct StatsOptions: ParsableArguments {
@@ -12,15 +13,25 @@ struct StatsOptions: ParsableArguments {
         valueName: "file"))
     var statsJson: String?
 
+    /// A place that cannot take the figures is refused before the run, not after it.
+    func validate() throws {
+        guard let statsJson else { return }
+        do {
+            try OutputFile.check(statsJson)
+        } catch {
+            throw ValidationError("--stats-json \(error)")
+        }
+    }
+
     /// Writes the final figures where `--stats-json` asks.
     func writeJSON(_ snapshot: StatsSnapshot) throws {
         guard let statsJson else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try encoder.encode(snapshot).write(to: URL(fileURLWithPath: statsJson))
+            try OutputFile.write([UInt8](try encoder.encode(snapshot)), to: statsJson)
         } catch {
-            throw CLIError.runtime("--stats-json \(statsJson): cannot write: \(error.localizedDescription)")
+            throw CLIError.runtime("--stats-json \(error)")
         }
     }
 }

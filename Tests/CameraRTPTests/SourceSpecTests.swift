@@ -21,9 +21,10 @@ import Testing
     @Test(arguments: [
         ("webcam", "--source \"webcam\": unknown source; use auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:FOURCC[:WxH[@FPS]]]"),
         ("y4m:", "--source \"y4m:\": expected y4m:PATH, such as y4m:clip.y4m"),
-        ("testsrc:640", "--source \"testsrc:640\": expected testsrc:WxH or testsrc:WxH@FPS, such as testsrc:1280x720@30"),
-        ("testsrc:0x480", "--source \"testsrc:0x480\": expected testsrc:WxH or testsrc:WxH@FPS, such as testsrc:1280x720@30"),
-        ("testsrc:640x480@0", "--source \"testsrc:640x480@0\": expected testsrc:WxH or testsrc:WxH@FPS, such as testsrc:1280x720@30"),
+        ("testsrc:640", "--source \"testsrc:640\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383, such as testsrc:1280x720@30"),
+        ("testsrc:0x480", "--source \"testsrc:0x480\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383, such as testsrc:1280x720@30"),
+        ("testsrc:640x480@0", "--source \"testsrc:640x480@0\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383, such as testsrc:1280x720@30"),
+        ("testsrc:8000x8000", "--source \"testsrc:8000x8000\": 8000x8000 is 64000000 pixels; camrtp takes at most 9437184, such as 3840x2160 or 4096x2304"),
     ])
     func rejectsWithTheFix(text: String, message: String) {
         do {

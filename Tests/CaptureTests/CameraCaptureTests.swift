@@ -184,6 +184,16 @@ struct CameraCaptureTests {
         ("NV12:320x240", FakeCameraSpec(pixelFormat: .nv12, width: 320, height: 240)),
         ("MJPG:1280x720@30", FakeCameraSpec(pixelFormat: .mjpeg, width: 1280, height: 720, fps: 30)),
         ("YU12:1920x1080@60", FakeCameraSpec(pixelFormat: .i420, width: 1920, height: 1080, fps: 60)),
+        ("MJPG:640x480@30:corrupt=3", {
+            var spec = FakeCameraSpec(pixelFormat: .mjpeg, width: 640, height: 480, fps: 30)
+            spec.corruptFrames = 3
+            return spec
+        }()),
+        ("MJPG:640x480:corrupt", {
+            var spec = FakeCameraSpec(pixelFormat: .mjpeg, width: 640, height: 480, fps: 30)
+            spec.corruptFrames = .max
+            return spec
+        }()),
     ])
     func parsesFakeCameraSpecs(text: String, expected: FakeCameraSpec) throws {
         #expect(try FakeCameraSpec(parsing: text) == expected)
@@ -192,7 +202,8 @@ struct CameraCaptureTests {
     @Test(arguments: [
         ("H264", "names no pixel format"), ("YUYV:640", "size that is not WxH"), ("YUYV:640x480@fast", "not a whole number"),
         ("YUYV:641x480", "not even"), ("YUYV:640x480@0", "rate outside"), ("MJPG:320x240", "fake MJPEG frames exist at 640x480, 1280x720"),
-        ("YUYV:640x480:1", "not of the form"), ("", "not of the form"),
+        ("YUYV:640x480:1", "not of the form"), ("", "not of the form"), ("MJPG:640x480:corrupt=0", "not of the form"),
+        ("YUYV:640x480@30:corrupt", "which only MJPEG can have"),
     ])
     func rejectsBadFakeCameraSpecs(text: String, problem: String) {
         #expect {

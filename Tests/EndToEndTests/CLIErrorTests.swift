@@ -27,7 +27,25 @@ extension EndToEnd {
             (["sdp", "--to", "127.0.0.1:5004", "--srtp"],
              "camrtp: --srtp needs --srtp-key here, so that send uses the same key"),
             (["record", "--source", "testsrc", "--out", "/nonexistent/dir/x.ivf", "--frames", "2"],
-             "camrtp: --out /nonexistent/dir/x.ivf: cannot create the file (check the folder exists and is writable)"),
+             "camrtp: --out /nonexistent/dir/x.ivf: the folder /nonexistent/dir does not exist"),
+            (["record", "--source", "testsrc", "--out", "x.ivf", "--duration", "inf"],
+             "camrtp: --duration must be more than 0 and at most 31536000 seconds (a year), not inf; leave it out to run until Ctrl-C"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--duration", "1e10"],
+             "camrtp: --duration must be more than 0 and at most 31536000 seconds (a year), not 10000000000.0"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--keyframe-interval", "inf"],
+             "camrtp: --keyframe-interval must be 0...3600 seconds, not inf"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--rotation", "-90"],
+             "camrtp: --rotation must be 0, 90, 180 or 270, not -90"),
+            (["record", "--source", "testsrc", "--out", "x.ivf", "--bitrate", "-5"],
+             "camrtp: --bitrate must be 1...100000 kbit/s, not -5"),
+            (["record", "--source", "testsrc:8000x8000", "--out", "x.ivf", "--frames", "2"],
+             "camrtp: --source \"testsrc:8000x8000\": 8000x8000 is 64000000 pixels; camrtp takes at most 9437184, such as 3840x2160 or 4096x2304"),
+            (["send", "--source", "testsrc:16384x16", "--to", "127.0.0.1:5004"],
+             "camrtp: --source \"testsrc:16384x16\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383"),
+            (["loopback", "--source", "testsrc", "--srtp", "--srtp-suite", "AEAD_AES_128_GCM"],
+             "camrtp: --srtp-suite AEAD_AES_128_GCM: ffmpeg, the loopback receiver, decrypts only AES_CM_128_HMAC_SHA1_80 and AES_CM_128_HMAC_SHA1_32"),
+            (["record", "--source", "fake-camera", "--pace", "fast", "--frames", "2", "--out", "x.ivf"],
+             "camrtp: --pace fast is for file and test sources; a camera runs in real time"),
         ])
         func badInputExitsWithTwo(arguments: [String], message: String) throws {
             let result = try CamrtpBinary.run(arguments, timeout: 20)
@@ -42,6 +60,20 @@ extension EndToEnd {
             #expect(result.status == 0)
             #expect(result.stdout.contains("--to <host:port>"))
             #expect(result.stdout.contains("camrtp send --to 203.0.113.7:5004 --sdp cam.sdp"))
+            // ffplay with -fflags nobuffer throws the first keyframe away without it.
+            #expect(result.stdout.contains("-framedrop -nofind_stream_info cam.sdp"))
+        }
+
+        /// A usage error points at the help of the command that was used.
+        @Test(arguments: [
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--rotation", "45"], "camrtp send --help"),
+            (["record", "--bogus"], "camrtp record --help"),
+            (["--bogus"], "camrtp --help"),
+        ])
+        func aUsageErrorPointsAtTheCommandsHelp(arguments: [String], help: String) throws {
+            let result = try CamrtpBinary.run(arguments)
+            #expect(result.status == 2)
+            #expect(result.stderr.hasSuffix(" (see '\(help)')\n"), "\(result.stderr)")
         }
 
         @Test func aReceiverThatIsNotListeningDoesNotStopTheStream() throws {

@@ -108,7 +108,9 @@ final class CollectingDelegate: VideoCapturerDelegate {
         #expect(copy.bytes == [1, 2, 3, 4, 5, 6, 7, 8, 128, 128, 128, 128])
     }
 
-    @Test func aTruncatedLastFrameFailsNamingTheFile() throws {
+    /// The good frames before the damage all arrive and the stream ends as at a clean end, so a
+    /// pipeline encodes them; the damage is kept for the caller to report.
+    @Test func aTruncatedLastFrameEndsTheStreamAfterTheGoodOnesAndIsKept() throws {
         let folder = TemporaryDirectory()
         let path = folder.file("cut.y4m")
         try Y4MFile.writeTestPattern(to: path, width: 16, height: 16, count: 3)
@@ -118,7 +120,50 @@ final class CollectingDelegate: VideoCapturerDelegate {
         let source = try Y4MFileSource(path: path, pace: .fast)
         let state = CollectingDelegate.capture(source, start: source.startCapture)
         #expect(state.frames.count == 2)
-        #expect("\(state.error!)" == "\(path): truncated: frame 2 has 284 of 384 bytes")
+        #expect(state.finished && state.error == nil)
+        #expect(source.damage?.description == "\(path): truncated: frame 2 has 284 of 384 bytes")
+    }
+
+    /// A pipe is read once, frame for frame: the frame read to check the stream is not lost.
+    @Test func aPipeDeliversEveryFrameFromTheFirst() throws {
+        let folder = TemporaryDirectory()
+        let clip = folder.file("clip.y4m"), fifo = folder.file("pipe.y4m")
+        try Y4MFile.writeTestPattern(to: clip, width: 64, height: 48, count: 6)
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let bytes = try Data(contentsOf: URL(fileURLWithPath: clip))
+        let writer = MediaThread(name: "fifo-writer") {
+            FileHandle(forWritingAtPath: fifo)?.write(bytes)
+        }
+        let input = try Y4MInput(path: fifo)
+        #expect(!input.isSeekable)
+        #expect(throws: Y4MError.self) { try Y4MFileSource(input: input, loop: true) }
+        let source = try Y4MFileSource(input: input, pace: .fast)
+        let state = CollectingDelegate.capture(source, start: source.startCapture)
+        writer.join()
+        #expect(state.finished && source.damage == nil)
+        #expect(state.frames.map { TestPatternRenderer.readIndex(from: $0.buffer) } == [0, 1, 2, 3, 4, 5])
+    }
+
+    @Test func aPipeCannotLoop() throws {
+        do {
+            _ = try Y4MFileSource(input: try pipeInput(), loop: true)
+            Issue.record("looping a pipe was accepted")
+        } catch {
+            #expect("\(error)".hasSuffix(
+                ": a pipe cannot be looped, as it cannot go back to its first frame; save it to a file first, or leave out --loop"))
+        }
+    }
+
+    /// A `Y4MInput` on a FIFO holding a one-frame clip.
+    private func pipeInput() throws -> Y4MInput {
+        let folder = TemporaryDirectory()
+        let fifo = folder.file("one.y4m")
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let writer = MediaThread(name: "fifo-writer") {
+            FileHandle(forWritingAtPath: fifo)?.write(Data("YUV4MPEG2 W2 H2 F30:1\nFRAME\n\u{1}\u{2}\u{3}\u{4}\u{5}\u{6}".utf8))
+        }
+        defer { writer.join() }
+        return try Y4MInput(path: fifo)
     }
 
     @Test func badFilesFailBeforeStreaming() throws {
@@ -130,6 +175,12 @@ final class CollectingDelegate: VideoCapturerDelegate {
             ("short.y4m", Data("YUV4MPEG2 W4 H2\nFRAME\n\u{1}\u{2}".utf8), "truncated: frame 0 has 2 of 12 bytes"),
             ("garbled.y4m", Data("YUV4MPEG2 W4 H2\nFRAMX\n".utf8), "frame 0 does not start with FRAME; the file is damaged"),
             ("yuv444.y4m", Data("YUV4MPEG2 W4 H2 C444\n".utf8), "Y4M colour space 'C444' is not supported; use 4:2:0 8-bit (ffmpeg -pix_fmt yuv420p)"),
+            ("params.y4m", Data(("YUV4MPEG2 W4 H2\nFRAME " + String(repeating: "X", count: 2000) + "\n").utf8),
+             "frame 0's FRAME line runs past 1024 bytes without ending; the file is damaged"),
+            ("huge.y4m", Data("YUV4MPEG2 W16384 H16\n".utf8),
+             "16384x16 has a side outside 1...16383, the most VP8 codes; scale it down first (ffmpeg -vf scale=1920:-2)"),
+            ("8k.y4m", Data("YUV4MPEG2 W8000 H8000\n".utf8),
+             "8000x8000 is 64000000 pixels; camrtp takes at most 9437184, such as 3840x2160 or 4096x2304; scale it down first (ffmpeg -vf scale=1920:-2)"),
         ]
         for (name, contents, message) in cases {
             let path = folder.file(name)

@@ -25,8 +25,8 @@ import Testing
 
     @Test(arguments: [
         ("YUV4MPEG W4 H2", Y4MProblem.badHeader("it does not start with YUV4MPEG2")),
-        ("YUV4MPEG2 H2 F1:1", .badHeader("width 'W' is missing or not in 1...16384")),
-        ("YUV4MPEG2 W4 H0", .badHeader("height 'H' is missing or not in 1...16384")),
+        ("YUV4MPEG2 H2 F1:1", .badHeader("width 'W' is missing or not a positive number")),
+        ("YUV4MPEG2 W4 H0", .badHeader("height 'H' is missing or not a positive number")),
         ("YUV4MPEG2 W4 H2 F30:0", .badHeader("frame rate 'F30:0' is not N:D with N, D > 0")),
         ("YUV4MPEG2 W4 H2 F-1:1", .badHeader("frame rate 'F-1:1' is not N:D with N, D > 0")),
         ("YUV4MPEG2 W4 H2 C444", .unsupportedColorSpace("444")),

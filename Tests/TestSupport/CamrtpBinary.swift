@@ -1,4 +1,5 @@
 import Foundation
+import Transport
 
 /// The `camrtp` executable that `swift build` put next to the test bundle, run as a user would.
 public enum CamrtpBinary {
@@ -13,6 +14,18 @@ public enum CamrtpBinary {
     public static func run(_ arguments: [String], timeout: Double = 60) throws -> ExternalTool.Result {
         try tool.run(arguments, timeout: timeout)
     }
+
+    /// Starts `camrtp` through `/bin/sh -c script`, where the script names camrtp as "$0" and
+    /// its arguments as "$@": for redirections, pipes and inherited signal dispositions, such as
+    /// `exec "$0" "$@" > /dev/full` or `trap '' INT; exec "$0" "$@"`.
+    public static func startInShell(_ script: String, _ arguments: [String]) throws -> ExternalTool.Running {
+        try ExternalTool("/bin/sh").start(["-c", script, path] + arguments)
+    }
+
+    /// `startInShell` run to completion (at most `timeout` seconds).
+    public static func runInShell(_ script: String, _ arguments: [String], timeout: Double = 60) throws -> ExternalTool.Result {
+        try startInShell(script, arguments).wait(timeout: timeout)
+    }
 }
 
 /// Free UDP ports on 127.0.0.1 for a test's stream.
@@ -23,6 +36,11 @@ public enum UDPPorts {
             let port = UInt16.random(in: 20_000...59_998) & ~1
             if canBind(port) && canBind(port + 1) { return port }
         }
+    }
+
+    /// Waits until some program has bound UDP `port` (at most 20 s); false if none did.
+    public static func waitUntilBound(_ port: UInt16, while condition: () -> Bool = { true }) -> Bool {
+        LocalUDPPort.waitUntilBound(port, timeoutSeconds: 20, while: condition)
     }
 
     private static func canBind(_ port: UInt16) -> Bool {

@@ -15,16 +15,20 @@ public struct CameraCaptureOptions: Sendable {
     public var maxTimestampDelayMs: Int
     /// How long one poll waits, which bounds how soon a stop is noticed.
     public var pollIntervalMs: Int32
+    /// Frames that arrive but none of which can be decoded for this long from the start fail
+    /// capture (`CameraCaptureError.noDecodableFrames`).
+    public var undecodableTimeoutMs: Int
 
     public init(
         bufferCount: Int = 4, mirroredPositions: Set<CameraPosition> = [], stallTimeoutMs: Int = 2000,
-        maxTimestampDelayMs: Int = 1000, pollIntervalMs: Int32 = 50
+        maxTimestampDelayMs: Int = 1000, pollIntervalMs: Int32 = 50, undecodableTimeoutMs: Int = 3000
     ) {
         self.bufferCount = bufferCount
         self.mirroredPositions = mirroredPositions
         self.stallTimeoutMs = stallTimeoutMs
         self.maxTimestampDelayMs = maxTimestampDelayMs
         self.pollIntervalMs = pollIntervalMs
+        self.undecodableTimeoutMs = undecodableTimeoutMs
     }
 }
 

@@ -97,10 +97,13 @@ final class V4L2CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// poll → DQBUF → convert → QBUF → deliver, until stopped, unplugged or stalled.
+    /// poll → DQBUF → convert → QBUF → deliver, until stopped, unplugged or stalled, or until
+    /// the first seconds bring frames of which none decodes.
     private func captureFrames(from stream: V4L2Stream) throws {
         var lastFrameNs = MonotonicClock.nowNs()
         var restartedSinceLastFrame = false
+        var undecodable = UndecodableFrameMonitor(startNs: lastFrameNs, timeoutMs: options.undecodableTimeoutMs)
+        defer { if let burst = undecodable.endBurst() { warnUndecodable(burst, format: stream.pixelFormat) } }
         let stallTimeoutNs = Int64(options.stallTimeoutMs) * 1_000_000
         while !isStopRequested, owner != nil {
             let events = try stream.handle.pollForFrame(timeoutMs: options.pollIntervalMs)
@@ -138,13 +141,32 @@ final class V4L2CaptureSession: @unchecked Sendable {
             }
             lastFrameNs = MonotonicClock.nowNs()
             restartedSinceLastFrame = false
-            try deliver(buffer, from: stream, dequeueNs: lastFrameNs)
+            switch try deliver(buffer, from: stream, dequeueNs: lastFrameNs) {
+            case true?:
+                if let burst = undecodable.converted() { warnUndecodable(burst, format: stream.pixelFormat) }
+            case false?:
+                if case .fail(let count) = undecodable.failed(nowNs: MonotonicClock.nowNs()) {
+                    _ = undecodable.endBurst()
+                    throw CameraCaptureError.noDecodableFrames(
+                        path: device.path, format: FourCC.string(stream.pixelFormat.fourcc), count: count,
+                        seconds: Double(options.undecodableTimeoutMs) / 1000)
+                }
+            case nil:
+                break
+            }
         }
     }
 
+    /// One warning for a run of frames that could not be decoded, with its length.
+    private func warnUndecodable(_ count: Int, format: PixelFormat) {
+        logger.warning(
+            "\(count) \(FourCC.string(format.fourcc)) frame\(count == 1 ? "" : "s") in a row from \(device.path) could not be decoded and \(count == 1 ? "was" : "were") dropped; the camera is sending corrupt data")
+    }
+
     /// Converts a dequeued buffer, gives it straight back to the driver, then hands the picture
-    /// to the delegate, so no buffer waits on a slow consumer.
-    private func deliver(_ buffer: v4l2_buffer, from stream: V4L2Stream, dequeueNs: Int64) throws(V4L2Error) {
+    /// to the delegate, so no buffer waits on a slow consumer. Returns whether the picture
+    /// converted, or nil when it was dropped before conversion.
+    private func deliver(_ buffer: v4l2_buffer, from stream: V4L2Stream, dequeueNs: Int64) throws(V4L2Error) -> Bool? {
         let index = Int(buffer.index)
         let isMonotonic = buffer.flags & UInt32(V4L2_BUF_FLAG_TIMESTAMP_MASK) == UInt32(V4L2_BUF_FLAG_TIMESTAMP_MONOTONIC)
         let driverNs = isMonotonic
@@ -152,7 +174,7 @@ final class V4L2CaptureSession: @unchecked Sendable {
         if buffer.flags & UInt32(V4L2_BUF_FLAG_ERROR) != 0 || Int(buffer.bytesused) < stream.minimumFrameBytes {
             try stream.queue(index: index)
             report(dropAt: dequeueNs, reason: .errorBuffer)
-            return
+            return nil
         }
         let source = timestamps.source
         let timestampNs = timestamps.timestamp(driverNs: driverNs, dequeueNs: dequeueNs)
@@ -165,17 +187,18 @@ final class V4L2CaptureSession: @unchecked Sendable {
         guard let picture = pool.makeBuffer(width: stream.width, height: stream.height) else {
             try stream.queue(index: index)
             report(dropAt: timestampNs, reason: .poolExhausted)
-            return
+            return nil
         }
         let converted = convert(stream.bytes(of: buffer), from: stream, into: picture)
         try stream.queue(index: index)
         guard converted else {
             report(dropAt: timestampNs, reason: .conversionFailed)
-            return
+            return false
         }
-        guard let owner else { return }
+        guard let owner else { return true }
         let rotation = owner.frameRotation(position: device.position).adding(device.sensorRotation)
         owner.delegate?.capturer(owner, didCapture: VideoFrame(buffer: picture, rotation: rotation, timestampNs: timestampNs))
+        return true
     }
 
     /// Converts to I420, mirrored when the options ask it for this camera's position.

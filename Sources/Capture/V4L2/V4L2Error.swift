@@ -45,6 +45,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
     case stoppedBeforeStart(path: String)
     /// A frame rate that is not a positive number up to 1000.
     case invalidFrameRate(Double)
+    /// Frames came, but none of the first `count` (over `seconds`) could be decoded.
+    case noDecodableFrames(path: String, format: String, count: Int, seconds: Double)
 
     public var description: String {
         switch self {
@@ -58,6 +60,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
             "CameraCaptureError: capture on \(path) was stopped before it started"
         case .invalidFrameRate(let fps):
             "CameraCaptureError: \(fps) fps is not a frame rate; use a positive number up to 1000"
+        case .noDecodableFrames(let path, let format, let count, let seconds):
+            "CameraCaptureError: \(path) sent \(count) \(format) frames in \(Int(seconds.rounded())) s and none could be decoded; the camera or its cable is sending corrupt data: reconnect it, or try another camera"
         }
     }
 }
