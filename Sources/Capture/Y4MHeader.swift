@@ -7,6 +7,10 @@ public struct Y4MHeader: Sendable, Equatable {
         case c420 = "420", c420jpeg = "420jpeg", c420paldv = "420paldv", c420mpeg2 = "420mpeg2", mono
     }
 
+    /// Rates a header may declare, from one frame an hour to 1000 fps: the frame interval in
+    /// nanoseconds and the timebases derived from the rate must fit in 64 bits.
+    public static let frameRateRange: ClosedRange<Double> = (1.0 / 3600)...1000
+
     public var width: Int
     public var height: Int
     public var frameRateNumerator: Int
@@ -70,6 +74,9 @@ public struct Y4MHeader: Sendable, Equatable {
         }
         guard let width, width <= 16384 else { throw .badHeader("width 'W' is missing or not in 1...16384") }
         guard let height, height <= 16384 else { throw .badHeader("height 'H' is missing or not in 1...16384") }
+        guard Self.frameRateRange.contains(Double(rate.numerator) / Double(rate.denominator)) else {
+            throw .badHeader("frame rate \(rate.numerator):\(rate.denominator) is not in 1/3600...1000 fps")
+        }
         self.width = width
         self.height = height
         frameRateNumerator = rate.numerator
