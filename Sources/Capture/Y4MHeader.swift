@@ -9,6 +9,8 @@ public struct Y4MHeader: Sendable, Equatable {
         case c420 = "420", c420jpeg = "420jpeg", c420paldv = "420paldv", c420mpeg2 = "420mpeg2", mono
     }
 
+    /// Rates a header may declare, from one frame an hour to 1000 fps: the frame interval in
+
     public var width: Int
     public var height: Int
     public var frameRateNumerator: Int
@@ -73,6 +75,9 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let width else { throw .badHeader("width 'W' is missing or not a positive number") }
         guard let height else { throw .badHeader("height 'H' is missing or not a positive number") }
         if let problem = VideoLimits.sizeProblem(width: width, height: height) { throw .tooLarge(problem) }
+        if let problem = VideoLimits.frameRateProblem(Double(ratio.numerator) / Double(ratio.denominator)) {
+            throw .badHeader("frame rate \(ratio.numerator):\(ratio.denominator): \(problem)")
+        }
         self.width = width
         self.height = height
         frameRateNumerator = ratio.numerator

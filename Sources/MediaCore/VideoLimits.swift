@@ -9,6 +9,8 @@ public enum VideoLimits {
     public static let maxPixels = 4096 * 2304
     /// The fastest frame rate a source may declare.
     public static let maxFrameRate = 240.0
+    /// The slowest: one frame an hour, so that a frame interval always fits 64-bit nanoseconds.
+    public static let minFrameRate = 1.0 / 3600
 
     /// Why a `width`×`height` picture is out of bounds, or nil when it is within them.
     public static func sizeProblem(width: Int, height: Int) -> String? {
@@ -23,8 +25,8 @@ public enum VideoLimits {
 
     /// Why a frame rate is out of bounds, or nil when it is within them.
     public static func frameRateProblem(_ fps: Double) -> String? {
-        guard fps.isFinite, fps > 0, fps <= maxFrameRate else {
-            return "\(fps) fps is outside (0, \(Int(maxFrameRate))]"
+        guard fps.isFinite, fps >= minFrameRate, fps <= maxFrameRate else {
+            return "\(fps) fps is outside one frame an hour to \(Int(maxFrameRate)) fps"
         }
         return nil
     }

@@ -1,0 +1,45 @@
+// RTP packets as a receiver reads them: the fixed header with CSRCs and one-byte extensions,
+// padding, the VP8 payload descriptor and payload header, and RTX packets read back to their
+// originals.
+//
+// Input: packets in `FuzzRecords` form (a 16-bit length before each).
+
+import FuzzSupport
+import RTP
+
+/// What parses must write back out in `serializedSize` bytes, and read back to the same value.
+func checkRoundTrip<Value: WireFormat & Equatable>(_ value: Value) {
+    let size = value.serializedSize
+    withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer in
+        do throws(WireFormatError) {
+            let written = try value.serialize(into: buffer)
+            fuzzCheck(written == size, "\(Value.self): wrote \(written) bytes, serializedSize is \(size)")
+            let reparsed = try Value(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<written]))
+            fuzzCheck(reparsed == value, "\(Value.self): \(value) reads back as \(reparsed)")
+        } catch {
+            fuzzCheck(false, "\(Value.self): \(value) does not round-trip: \(error)")
+        }
+    }
+}
+
+fuzz { input in
+    for packet in FuzzRecords(input) {
+        if let (header, size) = try? RTPHeader.parse(prefixOf: packet) {
+            fuzzCheck(size <= packet.count, "RTP header of \(size) bytes in a \(packet.count)-byte packet")
+            checkRoundTrip(header)
+        }
+        if let parsed = try? RTPPacket(parsing: packet) {
+            checkRoundTrip(parsed)
+            if let descriptor = try? VP8PayloadDescriptor(parsing: parsed.payload) {
+                fuzzCheck(descriptor.serializedSize <= parsed.payload.count, "VP8 descriptor longer than its payload")
+                checkRoundTrip(descriptor)
+                if let payloadHeader = try? VP8PayloadHeader(parsing: parsed.payload[descriptor.serializedSize...]) {
+                    checkRoundTrip(payloadHeader)
+                }
+            }
+        }
+        if let original = try? RTXPacket.original(ofRetransmission: packet, ssrc: 1, payloadType: 96) {
+            checkRoundTrip(original)
+        }
+    }
+}
