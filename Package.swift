@@ -10,12 +10,15 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", "MediaCore", "FrameProcessing",
+            "ICE", "STUN",
         ]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        // HMAC-SHA1 for STUN's MESSAGE-INTEGRITY; either major version builds.
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.0"..<"5.0.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -23,6 +26,8 @@ let package = Package(
         .systemLibrary(name: "CVPX", pkgConfig: "vpx", providers: [.apt(["libvpx-dev"])]),
         .systemLibrary(name: "CSRTP", pkgConfig: "libsrtp2", providers: [.apt(["libsrtp2-dev"])]),
         .systemLibrary(name: "CYUV", providers: [.apt(["libyuv-dev"])]),
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "MediaCore"),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
@@ -32,6 +37,8 @@ let package = Package(
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "Transport", dependencies: ["RTP", "CSRTP", logging]),
         .target(name: "SDP"),
+        .target(name: "STUN", dependencies: ["RTP", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+        .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "FrameProcessing", "Capture", "Adaptation", "VP8", "RTP", "Transport", "SDP", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -53,6 +60,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "TestSupport"]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "TestSupport"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "CVPX", "Capture", "FrameProcessing", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: ["Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
