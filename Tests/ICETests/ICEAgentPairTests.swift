@@ -1,0 +1,68 @@
+import ICE
+import Testing
+
+/// Two agents in one process connect over 127.0.0.1 (libnice skips loopback unless told to
+/// use it), exchange datagrams both ways and close, leaving no thread or socket behind.
+@Suite("ICE: two agents over loopback", .serialized)
+struct ICEAgentPairTests {
+    struct Roles: Sendable, CustomStringConvertible {
+        let controlledMode: ICEMode
+        var description: String { "controlling full + controlled \(controlledMode)" }
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: [Roles(controlledMode: .full), Roles(controlledMode: .lite)])
+    func connectExchangeAndClose(_ roles: Roles) async throws {
+        let threadsBefore = ProcessResources.threadCount(named: "camrtp.ice")
+        let controllingInbox = DatagramInbox()
+        let controlledInbox = DatagramInbox()
+        let controlling = try ICEAgent(
+            configuration: ICEConfiguration(role: .controlling, localAddresses: ["127.0.0.1"]),
+            receiveHandler: controllingInbox.handler)
+        let controlled = try ICEAgent(
+            configuration: ICEConfiguration(role: .controlled, mode: roles.controlledMode, localAddresses: ["127.0.0.1"]),
+            receiveHandler: controlledInbox.handler)
+        #expect(controlling.localCredentials != controlled.localCredentials)
+
+        async let controllingGathered = controlling.gatherCandidates()
+        async let controlledGathered = controlled.gatherCandidates()
+        let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
+        for candidate in controllingCandidates + controlledCandidates {
+            #expect(candidate.address == "127.0.0.1")
+            #expect(candidate.type == .host)
+            #expect(candidate.componentID == 1)
+        }
+        #expect(controllingCandidates.count == 1)
+        let ports = Set((controllingCandidates + controlledCandidates).map(\.port))
+        #expect(ProcessResources.boundUDPPorts().isSuperset(of: ports))
+
+        try ICEAgent.exchange(controlling, controllingCandidates, controlled, controlledCandidates)
+        async let controllingEvents = controlling.waitForState(.ready)
+        async let controlledEvents = controlled.waitForState(.ready)
+        let (seenByControlling, _) = try await (controllingEvents, controlledEvents)
+        // Named by now: each agent runs libnice on one thread of its own.
+        #expect(ProcessResources.threadCount(named: "camrtp.ice") == threadsBefore + 2)
+        #expect(seenByControlling.contains(.stateChanged(.checking)))
+        #expect(seenByControlling.contains(.stateChanged(.connected)))
+
+        let pair = try #require(controlling.selectedPair)
+        #expect(pair.local.port == controllingCandidates[0].port)
+        #expect(pair.remote.port == controlledCandidates[0].port)
+        #expect(controlled.selectedPair?.remote.port == controllingCandidates[0].port)
+
+        let outbound: [[UInt8]] = (0..<10).map { [0x80, 96, 0, UInt8($0)] + [UInt8](repeating: UInt8($0), count: 1_000) }
+        let inbound: [[UInt8]] = (0..<10).map { [22, 0xFE, 0xFD, UInt8($0)] }
+        async let receivedByControlled = controlledInbox.next(outbound.count)
+        async let receivedByControlling = controllingInbox.next(inbound.count)
+        for datagram in outbound { #expect(controlling.send(datagram)) }
+        for datagram in inbound { #expect(controlled.send(datagram)) }
+        #expect(await receivedByControlled == outbound)
+        #expect(await receivedByControlling == inbound)
+
+        controlling.close()
+        controlled.close()
+        #expect(!controlling.send([1, 2, 3]))
+        #expect(ProcessResources.threadCount(named: "camrtp.ice") == threadsBefore)
+        #expect(ProcessResources.boundUDPPorts().isDisjoint(with: ports))
+        for await _ in controlling.events {}
+    }
+}
