@@ -1,25 +1,30 @@
 import ICE
 import Testing
 
-/// Two agents in one process connect over 127.0.0.1 (libnice skips loopback unless told to
+/// Two agents in one process connect over 127.0.0.1 or ::1 (libnice skips loopback unless told to
 /// use it), exchange datagrams both ways and close, leaving no thread or socket behind.
 @Suite("ICE: two agents over loopback", .serialized)
 struct ICEAgentPairTests {
     struct Roles: Sendable, CustomStringConvertible {
         let controlledMode: ICEMode
-        var description: String { "controlling full + controlled \(controlledMode)" }
+        let address: String
+        var description: String { "controlling full + controlled \(controlledMode) on \(address)" }
     }
 
-    @Test(.timeLimit(.minutes(1)), arguments: [Roles(controlledMode: .full), Roles(controlledMode: .lite)])
+    @Test(.timeLimit(.minutes(1)), arguments: [
+        Roles(controlledMode: .full, address: "127.0.0.1"),
+        Roles(controlledMode: .lite, address: "127.0.0.1"),
+        Roles(controlledMode: .full, address: "::1"),
+    ])
     func connectExchangeAndClose(_ roles: Roles) async throws {
         let threadsBefore = ProcessResources.threadCount(named: "camrtp.ice")
         let controllingInbox = DatagramInbox()
         let controlledInbox = DatagramInbox()
         let controlling = try ICEAgent(
-            configuration: ICEConfiguration(role: .controlling, localAddresses: ["127.0.0.1"]),
+            configuration: ICEConfiguration(role: .controlling, localAddresses: [roles.address]),
             receiveHandler: controllingInbox.handler)
         let controlled = try ICEAgent(
-            configuration: ICEConfiguration(role: .controlled, mode: roles.controlledMode, localAddresses: ["127.0.0.1"]),
+            configuration: ICEConfiguration(role: .controlled, mode: roles.controlledMode, localAddresses: [roles.address]),
             receiveHandler: controlledInbox.handler)
         #expect(controlling.localCredentials != controlled.localCredentials)
 
@@ -27,7 +32,7 @@ struct ICEAgentPairTests {
         async let controlledGathered = controlled.gatherCandidates()
         let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
         for candidate in controllingCandidates + controlledCandidates {
-            #expect(candidate.address == "127.0.0.1")
+            #expect(candidate.address == roles.address)
             #expect(candidate.type == .host)
             #expect(candidate.componentID == 1)
         }
@@ -61,7 +66,7 @@ struct ICEAgentPairTests {
         controlling.close()
         controlled.close()
         #expect(!controlling.send([1, 2, 3]))
-        #expect(ProcessResources.threadCount(named: "camrtp.ice") == threadsBefore)
+        await ProcessResources.waitForThreads(named: "camrtp.ice", toNumber: threadsBefore)
         #expect(ProcessResources.boundUDPPorts().isDisjoint(with: ports))
         for await _ in controlling.events {}
     }

@@ -87,8 +87,7 @@ struct ICEGatheringTests {
         for await _ in events {}
         #expect(agent.localCandidates.count == 1)
         _ = consume agent
-        // The join happens on a helper thread; wait for it, event by event, without a clock.
-        while ProcessResources.threadCount(named: "camrtp.ice") > threadsBefore { await Task.yield() }
+        await ProcessResources.waitForThreads(named: "camrtp.ice", toNumber: threadsBefore)
     }
 
     @Test func stunServerAddressParsing() throws {

@@ -68,6 +68,13 @@ enum ProcessResources {
         taskNames().filter { $0.hasPrefix(prefix) }.count
     }
 
+    /// Returns once this many threads by that name are left. A joined thread can still be
+    /// listed in /proc for a moment (the kernel wakes the joiner before it reaps the thread), so
+    /// this rechecks rather than reads once; a thread that never ends hits the test's time limit.
+    static func waitForThreads(named prefix: String, toNumber count: Int) async {
+        while threadCount(named: prefix) > count { await Task.yield() }
+    }
+
     static func taskNames() -> [String] {
         guard let directory = opendir("/proc/self/task") else { return [] }
         defer { closedir(directory) }
