@@ -56,10 +56,4 @@ static inline void camrtp_nice_set_string(NiceAgent *agent, const char *property
     g_object_set(agent, property, value, NULL);
 }
 
-static inline gboolean camrtp_nice_get_boolean(NiceAgent *agent, const char *property) {
-    gboolean value = FALSE;
-    g_object_get(agent, property, &value, NULL);
-    return value;
-}
-
 #endif

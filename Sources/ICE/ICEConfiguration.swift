@@ -21,8 +21,9 @@ public struct ICEConfiguration: Sendable, Hashable {
     /// Host candidates only on these address literals; empty means every usable interface,
     /// IPv4 and IPv6 (libnice skips loopback and link-local interfaces then).
     public var localAddresses: [String]
-    /// RFC 7675: the full side sends consent checks every ~5 s and fails the session when the
-    /// peer has answered none for 30 s.
+    /// RFC 7675: consent checks every ~5 s on the selected pair; the session fails (`.failed`,
+    /// `send` refused) when the peer has shown no sign for 10 s (libnice 0.1.21's timeout,
+    /// within RFC 7675's 30 s ceiling), on a lite agent too.
     public var consentFreshness: Bool
 
     public init(

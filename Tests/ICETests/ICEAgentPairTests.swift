@@ -33,6 +33,7 @@ struct ICEAgentPairTests {
         let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
         for candidate in controllingCandidates + controlledCandidates {
             #expect(candidate.address == roles.address)
+            #expect(candidate.isIPv6 == roles.address.contains(":"))
             #expect(candidate.type == .host)
             #expect(candidate.componentID == 1)
         }

@@ -1,17 +1,29 @@
 import ICE
 import Testing
 
-/// RFC 7675: once the peer stops answering consent checks, the session fails (libnice 0.1.21:
-/// 10 s after the last response; RFC 7675's ceiling is 30 s), and sending stops.
+/// RFC 7675: once the peer vanishes, the session fails and sending stops, on the full side and on
+/// a lite one alike (libnice 0.1.21 gives up 10 s after the last sign of the peer; RFC 7675's
+/// ceiling is 30 s).
 @Suite("ICE: consent freshness", .serialized)
 struct ICEConsentTests {
-    @Test(.timeLimit(.minutes(2)))
-    func sessionFailsWhenThePeerStopsAnswering() async throws {
+    struct Case: Sendable, CustomStringConvertible {
+        /// The mode of the controlled agent.
+        let controlledMode: ICEMode
+        /// Which agent stays; the other one vanishes.
+        let survivor: ICERole
+        var description: String { "controlled \(controlledMode), \(survivor) side stays" }
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: [
+        Case(controlledMode: .full, survivor: .controlling),  // a WHIP ingest goes away
+        Case(controlledMode: .lite, survivor: .controlled),  // a WHEP viewer goes away
+    ])
+    func sessionFailsWhenThePeerStopsAnswering(_ testCase: Case) async throws {
         let controlling = try ICEAgent(
             configuration: ICEConfiguration(role: .controlling, localAddresses: ["127.0.0.1"]),
             receiveHandler: { _ in })
         let controlled = try ICEAgent(
-            configuration: ICEConfiguration(role: .controlled, localAddresses: ["127.0.0.1"]),
+            configuration: ICEConfiguration(role: .controlled, mode: testCase.controlledMode, localAddresses: ["127.0.0.1"]),
             receiveHandler: { _ in })
         async let controllingGathered = controlling.gatherCandidates()
         async let controlledGathered = controlled.gatherCandidates()
@@ -20,11 +32,12 @@ struct ICEConsentTests {
         async let controllingReady = controlling.waitForState(.ready)
         async let controlledReady = controlled.waitForState(.ready)
         _ = try await (controllingReady, controlledReady)
-        #expect(controlling.send([0x80, 1, 2, 3]))
 
-        controlled.close()
-        try await controlling.waitForState(.failed)
-        #expect(!controlling.send([0x80, 1, 2, 3]))
-        controlling.close()
+        let (survivor, vanishing) = testCase.survivor == .controlling ? (controlling, controlled) : (controlled, controlling)
+        #expect(survivor.send([0x80, 1, 2, 3]))
+        vanishing.close()
+        try await survivor.waitForState(.failed)
+        #expect(!survivor.send([0x80, 1, 2, 3]))
+        survivor.close()
     }
 }

@@ -35,6 +35,25 @@ struct ICEMeasurements {
         pair.close()
     }
 
+    /// Agents created, gathered and closed over and over: resident memory and open descriptors
+    /// should not grow (a leak of the agent, its sockets or its context would show here).
+    @Test func lifecycleLeaves() async throws {
+        func cycle() async throws {
+            let agent = try ICEAgent(
+                configuration: ICEConfiguration(role: .controlling, localAddresses: ["127.0.0.1"]), receiveHandler: { _ in })
+            _ = try await agent.gatherCandidates()
+            agent.close()
+        }
+        for _ in 0..<100 { try await cycle() }
+        let (rssBefore, fdsBefore) = (ProcessResources.residentBytes(), ProcessResources.openDescriptors())
+        var report = "lifecycle: RSS \(rssBefore / 1024) KiB, \(fdsBefore) fds"
+        for round in 1...5 {
+            for _ in 0..<2_000 { try await cycle() }
+            report += "; after \(round * 2_000) agents \(ProcessResources.residentBytes() / 1024) KiB, \(ProcessResources.openDescriptors()) fds"
+        }
+        print(report)
+    }
+
     /// Sends from a thread of ours, as the send thread will: first to a live agent (what it
     /// receives, and its thread's CPU), then, with the receiver closed, to its dead port, beside a
     /// plain `sendto` to that same port, so the agent's own cost shows without a receiver

@@ -102,13 +102,20 @@ enum ProcessResources {
         return ports
     }
 
-    /// User plus system CPU time of the whole process, in nanoseconds.
-    static func cpuTimeNs() -> Int64 {
-        var usage = rusage()
-        getrusage(RUSAGE_SELF.rawValue, &usage)
-        let user = Int64(usage.ru_utime.tv_sec) * 1_000_000_000 + Int64(usage.ru_utime.tv_usec) * 1_000
-        let system = Int64(usage.ru_stime.tv_sec) * 1_000_000_000 + Int64(usage.ru_stime.tv_usec) * 1_000
-        return user + system
+    /// Resident set size, from /proc/self/statm (pages of 4 KiB).
+    static func residentBytes() -> Int {
+        let fields = read("/proc/self/statm").split(separator: " ")
+        return fields.count > 1 ? (Int(fields[1]) ?? 0) * 4_096 : 0
+    }
+
+    static func openDescriptors() -> Int {
+        guard let directory = opendir("/proc/self/fd") else { return 0 }
+        defer { closedir(directory) }
+        var count = 0
+        while let entry = readdir(directory) {
+            if entry.pointee.d_name.0 != CChar(UInt8(ascii: ".")) { count += 1 }
+        }
+        return count
     }
 
     static func read(_ path: String) -> String {
