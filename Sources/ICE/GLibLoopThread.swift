@@ -22,16 +22,15 @@ final class GLibLoopThread: @unchecked Sendable {
         g_main_context_unref(context)
     }
 
-    /// Runs the loop on a new thread until `quit`; then `teardown` runs there, and what is still
-    /// queued on the context is dispatched, so every invoked body is run or released.
-    /// The thread keeps this object, and so the context, alive until it ends.
+    /// Runs the loop on a new thread until `quit`; then `teardown` runs there. Bodies still
+    /// queued then are never run: the context releases them when it goes. The thread keeps this
+    /// object, and so the context, alive until it ends.
     func start(name: String, teardown: @escaping @Sendable () -> Void) {
         thread = MediaThread(name: name) { [self] in
             // The thread-default context is where libnice's close_async calls back.
             g_main_context_push_thread_default(context)
             g_main_loop_run(loop)
             teardown()
-            while g_main_context_iteration(context, 0) != 0 {}
             g_main_context_pop_thread_default(context)
         }
     }

@@ -1,5 +1,4 @@
 import CNice
-import Glibc
 import Logging
 import Synchronization
 
@@ -206,7 +205,7 @@ public final class ICEAgent: @unchecked Sendable {
     /// false when it did not leave: no pair selected yet, consent lost, closed, or a socket error.
     @discardableResult
     public func send(_ datagram: UnsafeRawBufferPointer) -> Bool {
-        guard let base = datagram.baseAddress else { return false }
+        guard let base = datagram.baseAddress, datagram.count <= Self.maximumDatagramBytes else { return false }
         return gate.withLock { open in
             guard open else { return false }
             let sent = nice_agent_send(agent, streamID, 1, UInt32(datagram.count), base.assumingMemoryBound(to: gchar.self))
@@ -237,6 +236,9 @@ public final class ICEAgent: @unchecked Sendable {
     }
 
     // MARK: Helpers
+
+    /// The largest UDP payload over IPv6 (65535 less the UDP header); IPv4's is 28 bytes less.
+    private static let maximumDatagramBytes = 65_527
 
     /// Queues `body` to the agent's thread unless the agent is closed.
     private func post(_ body: @escaping @Sendable () -> Void) -> Bool {

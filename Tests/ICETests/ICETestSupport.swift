@@ -1,6 +1,7 @@
 import Glibc
 import ICE
 import Synchronization
+import Testing
 
 /// Datagrams an agent received, in order, for a test to await one at a time.
 final class DatagramInbox: Sendable {
@@ -136,4 +137,16 @@ extension String {
     fileprivate func trimmingSuffix(_ suffix: String) -> String {
         hasSuffix(suffix) ? String(dropLast(suffix.count)) : self
     }
+}
+
+/// Every suite that runs ICE agents, one at a time: they count the process's agent threads and
+/// bound ports, which agents of a suite running alongside would change.
+@Suite(.serialized) enum ICEAgentSuites {}
+
+/// Hands an agent to an event handler: its own, or its peer's.
+final class AgentHolder: Sendable {
+    private let agent = Mutex<ICEAgent?>(nil)
+    func set(_ value: ICEAgent) { agent.withLock { $0 = value } }
+    func take() -> ICEAgent? { agent.withLock { $0.take() } }
+    func peek() -> ICEAgent? { agent.withLock { $0 } }
 }
