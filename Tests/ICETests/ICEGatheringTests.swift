@@ -1,5 +1,4 @@
 import ICE
-import STUN
 import Testing
 
 extension ICEAgentSuites {
