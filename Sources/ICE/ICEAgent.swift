@@ -19,7 +19,8 @@ import Synchronization
 /// `nice_agent_send`, which libnice locks, and which `gate` keeps from racing the teardown.
 public final class ICEAgent: @unchecked Sendable {
     /// Called on the agent's thread with each datagram that is not STUN; the bytes are valid
-    /// only during the call. The caller tells DTLS from SRTP by the first byte (RFC 7983).
+    /// only during the call. The caller tells DTLS from SRTP by the first byte (RFC 7983). Keep it
+    /// short (copy and hand off): checks, consent and timers wait behind it.
     public typealias ReceiveHandler = @Sendable (UnsafeRawBufferPointer) -> Void
 
     public let configuration: ICEConfiguration
