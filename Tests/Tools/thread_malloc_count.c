@@ -2,8 +2,8 @@
  * Counts malloc, calloc and realloc calls per thread, for measuring what one call allocates
  * on the calling thread while other threads (an ICE agent's, the test runner's) go on.
  *
- *   gcc -shared -fPIC -O2 -o /tmp/thread_malloc_count.so Tests/Tools/thread_malloc_count.c
- *   CAMRTP_ICE_MEASURE=1 LD_PRELOAD=/tmp/thread_malloc_count.so swift test --skip-build --filter ICEMeasurements
+ *   gcc -shared -fPIC -O2 -o .build/thread_malloc_count.so Tests/Tools/thread_malloc_count.c
+ *   CAMRTP_ICE_MEASURE=1 LD_PRELOAD=.build/thread_malloc_count.so swift test --skip-build --filter ICEMeasurements
  *
  * The measurement looks camrtp_thread_malloc_count up with dlsym; without the preload it
  * reports no allocation figure.
