@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN",
         ]),
     ],
     dependencies: [
@@ -30,6 +30,8 @@ let package = Package(
         .systemLibrary(name: "CSSL", pkgConfig: "openssl", providers: [.apt(["libssl-dev"])]),
         .systemLibrary(name: "CTurboJPEG", pkgConfig: "libturbojpeg", providers: [.apt(["libturbojpeg0-dev"])]),
         .systemLibrary(name: "CPNG", pkgConfig: "libpng", providers: [.apt(["libpng-dev"])]),
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
         .target(name: "MediaCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
@@ -50,6 +52,8 @@ let package = Package(
             "MediaCore", "RTP", "RTCP", "Transport", "Pacing", "CongestionControl", logging,
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
+        .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
+        .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -81,6 +85,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),

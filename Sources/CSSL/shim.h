@@ -5,7 +5,9 @@
 
 #include <openssl/bio.h>
 #include <openssl/err.h>
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
+#include <openssl/hmac.h>
 #include <openssl/pem.h>
 #include <openssl/srtp.h>
 #include <openssl/ssl.h>

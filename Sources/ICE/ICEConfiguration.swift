@@ -1,0 +1,82 @@
+/// Who decides the pair (RFC 8445 section 6.1.1): the offerer is controlling. A WHIP client
+/// publishes as controlling; a WHEP endpoint answers as controlled.
+public enum ICERole: Sendable, Hashable {
+    case controlling
+    case controlled
+}
+
+/// Full agents run checks; lite agents only answer them and advertise host candidates
+/// (RFC 8445 section 2.5). Lite is for a server with a public address, always controlled.
+public enum ICEMode: Sendable, Hashable {
+    case full
+    case lite
+}
+
+/// How an `ICEAgent` gathers and checks.
+public struct ICEConfiguration: Sendable, Hashable {
+    public var role: ICERole
+    public var mode: ICEMode
+    /// For a server-reflexive candidate; resolved on the agent's thread when gathering starts.
+    public var stunServer: STUNServerAddress?
+    /// Host candidates only on these address literals; empty means every usable interface,
+    /// IPv4 and IPv6 (libnice skips loopback and link-local interfaces then).
+    public var localAddresses: [String]
+    /// RFC 7675: consent checks every ~5 s on the selected pair; the session fails (`.failed`,
+    /// `send` refused) when the peer has shown no sign for 10 s (libnice 0.1.21's timeout,
+    /// within RFC 7675's 30 s ceiling), on a lite agent too.
+    public var consentFreshness: Bool
+
+    public init(
+        role: ICERole, mode: ICEMode = .full, stunServer: STUNServerAddress? = nil,
+        localAddresses: [String] = [], consentFreshness: Bool = true
+    ) {
+        self.role = role
+        self.mode = mode
+        self.stunServer = stunServer
+        self.localAddresses = localAddresses
+        self.consentFreshness = consentFreshness
+    }
+}
+
+/// A STUN server as `--stun HOST:PORT` names it: a host name or an address literal (IPv6 in
+/// brackets), and a port (3478 when omitted).
+public struct STUNServerAddress: Sendable, Hashable, CustomStringConvertible {
+    public static let defaultPort: UInt16 = 3478
+
+    public var host: String
+    public var port: UInt16
+
+    public init(host: String, port: UInt16 = Self.defaultPort) {
+        self.host = host
+        self.port = port
+    }
+
+    /// Reads `host`, `host:port`, `[v6]` or `[v6]:port`.
+    public init(parsing text: String) throws(ICEError) {
+        let invalid = ICEError("parse STUN server \"\(text)\"", detail: "expected HOST:PORT")
+        var host = Substring(text)
+        var portText: Substring?
+        if host.hasPrefix("[") {
+            guard let close = host.firstIndex(of: "]") else { throw invalid }
+            let rest = host[host.index(after: close)...]
+            host = host[host.index(after: host.startIndex)..<close]
+            if !rest.isEmpty {
+                guard rest.hasPrefix(":") else { throw invalid }
+                portText = rest.dropFirst()
+            }
+        } else if let colon = host.firstIndex(of: ":") {
+            guard host[host.index(after: colon)...].firstIndex(of: ":") == nil else { throw invalid }
+            portText = host[host.index(after: colon)...]
+            host = host[..<colon]
+        }
+        guard !host.isEmpty else { throw invalid }
+        var port = Self.defaultPort
+        if let portText {
+            guard let parsed = UInt16(portText), parsed > 0 else { throw invalid }
+            port = parsed
+        }
+        self.init(host: String(host), port: port)
+    }
+
+    public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
+}
