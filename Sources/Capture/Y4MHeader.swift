@@ -76,7 +76,7 @@ public struct Y4MHeader: Sendable, Equatable {
         guard let height else { throw .badHeader("height 'H' is missing or not a positive number") }
         if let problem = VideoLimits.sizeProblem(width: width, height: height) { throw .tooLarge(problem) }
         if let problem = VideoLimits.frameRateProblem(Double(ratio.numerator) / Double(ratio.denominator)) {
-            throw .badHeader("frame rate \(ratio.numerator):\(ratio.denominator): \(problem)")
+            throw .rateOutOfRange(problem)
         }
         self.width = width
         self.height = height
@@ -116,6 +116,8 @@ public enum Y4MProblem: Error, Sendable, Equatable {
     case noFrames
     /// A picture larger than `VideoLimits` allow, with the sizes in words.
     case tooLarge(String)
+    /// The frame rate is outside what camrtp takes (carries the reason).
+    case rateOutOfRange(String)
     /// `--loop` on a stream that cannot go back to its start, such as a pipe.
     case cannotLoop
 }
@@ -150,6 +152,8 @@ public struct Y4MError: Error, CustomStringConvertible, Sendable {
             "\(path): the Y4M file has a header but no frames"
         case .tooLarge(let problem):
             "\(path): \(problem); scale it down first (ffmpeg -vf scale=1920:-2)"
+        case .rateOutOfRange(let problem):
+            "\(path): its frame rate, \(problem); re-time it first (ffmpeg -r 30)"
         case .cannotLoop:
             "\(path): a pipe cannot be looped, as it cannot go back to its first frame; save it to a file first, or leave out --loop"
         }

@@ -136,7 +136,7 @@ extension EndToEnd {
 
         /// Sources the encoder cannot take are bad input, named, before anything runs.
         @Test(arguments: [
-            ("YUV4MPEG2 W64 H48 F1000000:1", "--source y4m:PATH: its frame rate, 1000000.0 fps is outside (0, 240]; re-time it first (ffmpeg -r 30)"),
+            ("YUV4MPEG2 W64 H48 F1000000:1", "PATH: its frame rate, 1000000.0 fps is outside one frame an hour to 240 fps; re-time it first (ffmpeg -r 30)"),
             ("YUV4MPEG2 W16384 H16", "PATH: 16384x16 has a side outside 1...16383, the most VP8 codes; scale it down first (ffmpeg -vf scale=1920:-2)"),
         ])
         func aSourceBeyondTheEncodersLimitsIsBadInput(header: String, message: String) throws {
