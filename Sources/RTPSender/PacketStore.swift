@@ -34,6 +34,8 @@ final class PacketStore {
     private var buffers: [UnsafeMutableRawPointer] = []
     private var entries: [Entry] = []
     private var freeSlots: [Int] = []
+    /// Whether each slot is on `freeSlots`, so that releasing a slot twice frees it once.
+    private var isFree: [Bool] = []
 
     init(slotCapacity: Int, maximumSlotCount: Int, initialSlotCount: Int = 64) {
         precondition(slotCapacity > 0 && maximumSlotCount >= initialSlotCount && initialSlotCount > 0)
@@ -42,6 +44,7 @@ final class PacketStore {
         buffers.reserveCapacity(initialSlotCount)
         entries.reserveCapacity(initialSlotCount)
         freeSlots.reserveCapacity(initialSlotCount)
+        isFree.reserveCapacity(initialSlotCount)
         for _ in 0..<initialSlotCount { addSlot() }
     }
 
@@ -66,14 +69,18 @@ final class PacketStore {
             addSlot()
         }
         let slot = freeSlots.removeLast()
+        isFree[slot] = false
         entries[slot] = Entry()
         return slot
     }
 
-    /// Frees `slot` if nothing refers to it any more.
+    /// Frees `slot` if nothing refers to it any more. A slot already free stays free: two copies
+    /// of one packet that leave in the same batch release it twice.
     func releaseIfUnused(_ slot: Int) {
         let entry = entries[slot]
-        if !entry.isInHistory && entry.queuedCopies == 0 { freeSlots.append(slot) }
+        guard !isFree[slot], !entry.isInHistory, entry.queuedCopies == 0 else { return }
+        isFree[slot] = true
+        freeSlots.append(slot)
     }
 
     subscript(slot: Int) -> Entry {
@@ -94,6 +101,7 @@ final class PacketStore {
     private func addSlot() {
         buffers.append(.allocate(byteCount: slotCapacity, alignment: 16))
         entries.append(Entry())
+        isFree.append(true)
         freeSlots.append(buffers.count - 1)
     }
 }
