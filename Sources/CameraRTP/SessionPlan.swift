@@ -80,8 +80,9 @@ public struct SessionPlan: Sendable {
         case .rtx(let payloadType): .rtx(payloadType: payloadType, ssrc: retransmissionSSRC ?? .random(in: .min ... .max))
         }
         return RTPSenderConfiguration(
-            destination: destination, rtcpDestination: rtcpDestination, localPort: localPort, payloadType: payloadType,
-            mtu: mtu, session: session, srtpKey: srtpKey, extensions: extensions, retransmission: retransmissionMode,
+            route: .udp(destination: destination, rtcpDestination: rtcpDestination, localPort: localPort),
+            payloadType: payloadType, mtu: mtu, session: session, srtpKey: srtpKey, extensions: extensions,
+            retransmission: retransmissionMode,
             cname: cname, acceptsPlainRTCP: acceptsPlainRTCP, congestionControl: congestionControl, pacing: pacing)
     }
 

@@ -34,21 +34,21 @@ public struct HeaderExtensionIDs: Sendable, Hashable {
     var all: [UInt8] { [absoluteSendTime, videoOrientation, transportWideSequenceNumber].compactMap { $0 } }
 }
 
-/// Everything an `RTPVideoSender` needs, decided before it starts: where the stream goes and
-/// from which local ports, what the packets look like, how feedback is answered.
+/// Everything an `RTPVideoSender` needs, decided before it starts: where the stream goes (UDP
+/// sockets of its own, or a transport such as a WebRTC connection), what the packets look like,
+/// how feedback is answered.
 public struct RTPSenderConfiguration: Sendable {
-    /// Where RTP goes.
-    public var destination: Endpoint
-    /// Where RTCP goes; nil multiplexes RTCP on the RTP port (RFC 5761).
-    public var rtcpDestination: Endpoint?
-    /// The local RTP port (0: any); RTCP goes from the next one unless multiplexed.
-    public var localPort: UInt16
+    public var route: SenderRoute
     public var payloadType: UInt8
     /// The largest whole packet: RTP header, extensions, payload and the SRTP tag.
     public var mtu: Int
     /// SSRC, first sequence number, timestamp offset and first PictureID.
     public var session: RTPSessionParameters
+    /// The key our packets are protected with; nil sends plain RTP.
     public var srtpKey: SRTPMasterKey?
+    /// The key the peer's SRTCP is protected with, when it differs from ours (DTLS-SRTP derives
+    /// one per direction, RFC 5764 §4.2); nil uses `srtpKey`, as SDES sessions do.
+    public var feedbackSRTPKey: SRTPMasterKey?
     public var extensions: HeaderExtensionIDs
     public var retransmission: RetransmissionMode
     /// RTCP CNAME (RFC 3550 §6.5.1).
@@ -62,20 +62,19 @@ public struct RTPSenderConfiguration: Sendable {
     public var keyframeRequestIntervalNs: Int64
 
     public init(
-        destination: Endpoint, rtcpDestination: Endpoint?, localPort: UInt16 = 0, payloadType: UInt8 = 96,
-        mtu: Int = 1200, session: RTPSessionParameters = .random(), srtpKey: SRTPMasterKey? = nil,
+        route: SenderRoute, payloadType: UInt8 = 96, mtu: Int = 1200, session: RTPSessionParameters = .random(),
+        srtpKey: SRTPMasterKey? = nil, feedbackSRTPKey: SRTPMasterKey? = nil,
         extensions: HeaderExtensionIDs = HeaderExtensionIDs(), retransmission: RetransmissionMode = .resend,
         cname: String = "camrtp", acceptsPlainRTCP: Bool = false,
         congestionControl: CongestionControllerConfiguration = CongestionControllerConfiguration(),
         pacing: PacerConfiguration = PacerConfiguration(), keyframeRequestIntervalNs: Int64 = 300_000_000
     ) {
-        self.destination = destination
-        self.rtcpDestination = rtcpDestination
-        self.localPort = localPort
+        self.route = route
         self.payloadType = payloadType
         self.mtu = mtu
         self.session = session
         self.srtpKey = srtpKey
+        self.feedbackSRTPKey = feedbackSRTPKey
         self.extensions = extensions
         self.retransmission = retransmission
         self.cname = cname

@@ -17,9 +17,9 @@ import Transport
 /// never at once, which makes the unchecked `Sendable` sound.
 public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
     public let configuration: RTPSenderConfiguration
-    /// The local RTP port, and the RTCP one (the same with rtcp-mux).
-    public let localRTPPort: UInt16
-    public let localRTCPPort: UInt16
+    /// The local RTP and RTCP ports (the same with rtcp-mux) of a UDP route; nil over a
+    /// transport the application supplied.
+    public let localPorts: (rtp: UInt16, rtcp: UInt16)?
     private let frames: FrameQueue
     private let loop: SendLoop
     private let logger: Logger
@@ -42,15 +42,18 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
         loop = try SendLoop(configuration: configuration, frames: frames, eventLoop: eventLoop, traceSink: traceSink, logger: logger)
         self.configuration = configuration
         self.logger = logger
-        localRTPPort = loop.rtpSocket.local.port
-        localRTCPPort = loop.rtcpSocket.local.port
-        logger.info("RTP to \(configuration.destination) from port \(localRTPPort), SSRC \(configuration.session.ssrc)")
+        if let udp = loop.pathway as? UDPPathway {
+            localPorts = (udp.rtp.local.port, udp.rtcp.local.port)
+            logger.info("RTP to \(udp.rtp.remote) from port \(udp.rtp.local.port), SSRC \(configuration.session.ssrc)")
+        } else {
+            localPorts = nil
+        }
     }
 
     public var ssrc: UInt32 { configuration.session.ssrc }
 
-    /// Counters of the RTP socket (packets, bytes, refused and dropped sends), as of the end of
-    /// the stream: read them after `finish`.
+    /// Counters of the way out (packets, bytes, refused and dropped sends), as of the end of the
+    /// stream: read them after `finish`.
     public var transportStatistics: UDPTransportStatistics { finalStatistics.withLock { $0 } }
 
     /// Takes the encoder's controls and the pipeline's reporter, and starts the send thread.

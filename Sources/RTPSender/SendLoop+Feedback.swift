@@ -5,19 +5,12 @@ import RTP
 import Transport
 
 extension SendLoop {
-    /// Reads every datagram waiting on `socket` and acts on the RTCP in it. Datagrams from other
-    /// addresses were already counted and dropped by the socket; here the rate limit, SRTCP and
-    /// the parser may still refuse one, which counts as rejected.
-    func readFeedback(from socket: UDPTransport) {
-        while true {
-            let received: Int?
-            do {
-                received = try socket.receive(into: receiveBuffer)
-            } catch {
-                logger.info("reading feedback failed: \(error)")
-                return
-            }
-            guard let length = received else { return }
+    /// Reads every feedback datagram waiting where `token` (a socket) or a wake-up (a transport's
+    /// queue) says, and acts on the RTCP in it. Datagrams from other addresses were already
+    /// counted and dropped by the pathway; here the rate limit, SRTCP and the parser may still
+    /// refuse one, which counts as rejected.
+    func readFeedback(token: Int?) {
+        while let length = pathway.nextFeedback(into: receiveBuffer, token: token) {
             let nowNs = MonotonicClock.nowNs()
             guard feedbackLimiter.admit(nowNs: nowNs), let plainLength = unprotectedFeedback(length: length) else {
                 statistics.rtcpReceived.rejected += 1

@@ -46,7 +46,7 @@ extension SendLoop {
                 pacerQueueTimes.record(nanoseconds: nowNs - paced.enqueueTimeNs)
             }
             guard !outgoing.isEmpty else { break }
-            let sentCount = rtpSocket.send(batch)
+            let sentCount = pathway.sendMedia(batch)
             account(sentCount: sentCount, sentNs: MonotonicClock.nowNs())
         }
         updateCongestionState()

@@ -16,7 +16,7 @@ extension SendLoop {
         do {
             var length = try compound.serialize(into: reportBuffer)
             if let protection { length = try protection.protectRTCP(reportBuffer, length: length) }
-            if rtcpSocket.send(UnsafeRawBufferPointer(rebasing: reportBuffer[0..<length])) {
+            if pathway.sendControl(UnsafeRawBufferPointer(rebasing: reportBuffer[0..<length])) {
                 roundTripTime.senderReportSent(middleBits: ntpTimestamp.middle32Bits, atNs: nowNs)
                 reporter.report(.overheadSent(packets: 1, bytes: length))
             }

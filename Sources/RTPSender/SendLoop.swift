@@ -27,9 +27,6 @@ final class SendLoop: @unchecked Sendable {
     /// The RTCP BYE waits this long after the last media packet, so that a receiver reading its
     /// RTCP socket first (ffmpeg does) still reads the last frame before it ends the stream.
     static let byeGraceNs: Int64 = 50_000_000
-    static let rtpToken = 0
-    static let rtcpToken = 1
-
     let configuration: RTPSenderConfiguration
     let logger: Logger
     let frames: FrameQueue
@@ -40,9 +37,7 @@ final class SendLoop: @unchecked Sendable {
     /// Receives every congestion-controller update (`--trace-bwe`).
     let traceSink: (@Sendable (BWETraceRecord) -> Void)?
 
-    let rtpSocket: UDPTransport
-    /// The same object as `rtpSocket` with rtcp-mux.
-    let rtcpSocket: UDPTransport
+    let pathway: any Pathway
     let protection: SRTPSession?
     let feedbackProtection: SRTPSession?
     /// Outgoing copies: stamped and protected in place, then sent in one call.
@@ -93,21 +88,21 @@ final class SendLoop: @unchecked Sendable {
         packetizer = try FramePacketizer(configuration: configuration)
         nextRetransmissionSequenceNumber = UInt16.random(in: 0..<(1 << 15))
         do throws(SocketError) {
-            rtpSocket = try UDPTransport(remote: configuration.destination, localPort: configuration.localPort, logger: logger)
-            if let rtcpDestination = configuration.rtcpDestination {
-                rtcpSocket = try rtpSocket.makeRTCPTransport(
-                    rtcpRemote: rtcpDestination, localPort: configuration.localPort == 0 ? 0 : configuration.localPort &+ 1)
-            } else {
-                rtcpSocket = rtpSocket
+            switch configuration.route {
+            case .udp(let destination, let rtcpDestination, let localPort):
+                pathway = try UDPPathway(destination: destination, rtcpDestination: rtcpDestination, localPort: localPort, logger: logger)
+            case .transport(let transport):
+                pathway = ExternalPathway(transport: transport)
             }
-            try eventLoop.watch(fd: rtpSocket.fileDescriptor, token: Self.rtpToken)
-            if rtcpSocket !== rtpSocket { try eventLoop.watch(fd: rtcpSocket.fileDescriptor, token: Self.rtcpToken) }
+            try pathway.watch(with: eventLoop)
         } catch {
             throw .socket(error)
         }
         do throws(SRTPError) {
             protection = try configuration.srtpKey.map { key throws(SRTPError) in try SRTPSession(key: key, direction: .outbound) }
-            feedbackProtection = try configuration.srtpKey.map { key throws(SRTPError) in try SRTPSession(key: key, direction: .inbound) }
+            feedbackProtection = try (configuration.feedbackSRTPKey ?? configuration.srtpKey).map { key throws(SRTPError) in
+                try SRTPSession(key: key, direction: .inbound)
+            }
         } catch {
             throw .srtp(error)
         }
@@ -149,9 +144,10 @@ final class SendLoop: @unchecked Sendable {
             }
             for event in events {
                 switch event {
-                case .readable(let token): readFeedback(from: token == Self.rtpToken ? rtpSocket : rtcpSocket)
-                case .failed(let token): (token == Self.rtpToken ? rtpSocket : rtcpSocket).drainErrorQueue()
-                case .woken, .deadline: break
+                case .readable(let token): readFeedback(token: token)
+                case .failed(let token): pathway.handleError(token: token)
+                case .woken: readFeedback(token: nil)
+                case .deadline: break
                 }
             }
             let now = MonotonicClock.nowNs()
@@ -199,10 +195,9 @@ final class SendLoop: @unchecked Sendable {
     func reportStatistics(nowNs: Int64, force: Bool) {
         guard force || lastStatisticsReportNs.map({ nowNs - $0 >= Self.statisticsIntervalNs }) ?? true else { return }
         lastStatisticsReportNs = nowNs
-        let foreign = rtpSocket.statistics.datagramsFromOthers
-            + (rtcpSocket === rtpSocket ? 0 : rtcpSocket.statistics.datagramsFromOthers)
-        statistics.rtcpReceived.rejected += Int(foreign - foreignDatagramsCounted)
-        foreignDatagramsCounted = foreign
+        let refused = pathway.refusedFeedback
+        statistics.rtcpReceived.rejected += Int(refused - foreignDatagramsCounted)
+        foreignDatagramsCounted = refused
         if let lastNs = roundTripTime.lastNs, let medianMs = roundTripTime.medianMs {
             statistics.rttMs = .init(last: Double(lastNs) / 1e6, p50: medianMs)
         }
@@ -210,8 +205,8 @@ final class SendLoop: @unchecked Sendable {
         reporter.report(.statistics(statistics))
     }
 
-    /// The counters of the RTP socket, for the sender's final report.
-    var transportStatistics: UDPTransportStatistics { rtpSocket.statistics }
+    /// What went out (and what was refused), for the sender's final report.
+    var transportStatistics: UDPTransportStatistics { pathway.statistics }
 }
 
 /// Stands in for an encoder until the pipeline attaches one.

@@ -43,7 +43,7 @@ struct SendCommand: CamrtpCommand {
             source: source, configuration: adapt.pipelineConfiguration(
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
             sink: sender)
-        printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localRTCPPort)")
+        printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: arguments.statsOptions)
         let transport = sender.transportStatistics
         var summary = String(

@@ -35,7 +35,8 @@ func senderConfiguration(
     srtpSuite: SRTPSuite? = nil, retransmission: RetransmissionMode = .resend
 ) throws -> RTPSenderConfiguration {
     RTPSenderConfiguration(
-        destination: try Endpoint(parsing: "127.0.0.1:5004"), rtcpDestination: nil, mtu: mtu, session: session,
+        route: .udp(destination: try Endpoint(parsing: "127.0.0.1:5004"), rtcpDestination: nil, localPort: 0), mtu: mtu,
+        session: session,
         srtpKey: srtpSuite.map { SRTPMasterKey(randomFor: $0) }, extensions: extensions, retransmission: retransmission)
 }
 

@@ -49,7 +49,7 @@ struct PlayedReceiver {
         rtp = try LoopbackSocket(ipv6: false)
         rtcp = try LoopbackSocket(ipv6: false)
         var configuration = RTPSenderConfiguration(
-            destination: rtp.endpoint, rtcpDestination: rtcp.endpoint,
+            route: .udp(destination: rtp.endpoint, rtcpDestination: rtcp.endpoint, localPort: 0),
             session: RTPSessionParameters(ssrc: 0xCAFE_F00D, initialSequenceNumber: 100, timestampOffset: 0, initialPictureID: 5))
         configure(&configuration)
         sender = try RTPVideoSender(configuration: configuration)
@@ -69,7 +69,7 @@ struct PlayedReceiver {
 
     /// Sends RTCP to the sender's RTCP port from the address the sender sends its RTCP to.
     func sendFeedback(_ packets: [RTCPPacket]) throws {
-        try rtcp.send(RTCPCompoundPacket(packets: packets).serialized(), toPort: sender.localRTCPPort)
+        try rtcp.send(RTCPCompoundPacket(packets: packets).serialized(), toPort: sender.localPorts!.rtcp)
     }
 
     /// RTCP the sender sent, until it sends BYE.
@@ -210,9 +210,9 @@ struct PlayedReceiver {
         _ = receiver.receiveFrames(1)
         let stranger = try LoopbackSocket(ipv6: false)
         let pli = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D))])
-        for _ in 0..<3 { try stranger.send(pli.serialized(), toPort: receiver.sender.localRTCPPort) }
-        try receiver.rtcp.send([0x80, 0xC9, 0x00, 0x09, 1, 2, 3], toPort: receiver.sender.localRTCPPort)
-        try receiver.rtcp.send([0x13, 0x37], toPort: receiver.sender.localRTCPPort)
+        for _ in 0..<3 { try stranger.send(pli.serialized(), toPort: receiver.sender.localPorts!.rtcp) }
+        try receiver.rtcp.send([0x80, 0xC9, 0x00, 0x09, 1, 2, 3], toPort: receiver.sender.localPorts!.rtcp)
+        try receiver.rtcp.send([0x13, 0x37], toPort: receiver.sender.localPorts!.rtcp)
         try receiver.sendFeedback([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: []))])
         try receiver.sender.finish()
         let statistics = try #require(receiver.pipeline.statistics)
