@@ -75,6 +75,9 @@ public final class StreamPipeline: Sendable {
         encoder.setBitrate(kbps: kbps)
     }
 
+    /// The encoder's target bitrate: the last `setBitrate`, else the configuration's.
+    public var targetBitrateKbps: Int { encoder.targetBitrateKbps }
+
     /// Starts capture, encoding and the control thread, and returns once frames flow. Throws
     /// (after stopping everything) if the source cannot start. Blocks while a camera opens, so
     /// call it from a thread of your own; `run()` is the form for async code.

@@ -12,5 +12,5 @@ struct Camrtp: ParsableCommand {
             Record to a file:       camrtp record --source testsrc --frames 300 --out clip.ivf
             """,
         version: "0.1.0",
-        subcommands: [SendCommand.self, SDPCommand.self, LoopbackCommand.self, RecordCommand.self, SnapshotCommand.self, DevicesCommand.self])
+        subcommands: [SendCommand.self, SDPCommand.self, LoopbackCommand.self, RecordCommand.self, SnapshotCommand.self, DevicesCommand.self, CtlCommand.self])
 }

@@ -8,8 +8,8 @@ import MediaCore
 /// Where frames come from and when to stop: shared by every command that captures.
 struct SourceOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
-        "auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:FOURCC[:WxH[@FPS]]].",
-        discussion: "auto takes the first camera, else the test pattern, and says which.",
+        "auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:[POSITION=]FOURCC[:WxH[@FPS]],...].",
+        discussion: "auto takes the first camera, else the test pattern, and says which. fake-camera:back=YUYV:640x480,front=YUYV:320x240 makes two fake cameras to switch between; the first one streams.",
         valueName: "spec"))
     var source: String = "auto"
 
@@ -65,7 +65,7 @@ struct SourceOptions: ParsableArguments {
             }
             source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
         case .fakeCamera(let text):
-            let fake = try FakeCamera(spec: text.map { try FakeCameraSpec(parsing: $0) } ?? FakeCameraSpec())
+            let fake = try FakeCamera(specs: FakeCameraSpec.list(parsing: text))
             source = try cameraSource(
                 fake.capturer, device: camera.positioned(fake.device), size: (fake.format.width, fake.format.height),
                 fpsLimit: fake.fps)

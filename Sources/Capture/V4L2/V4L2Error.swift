@@ -45,6 +45,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
     case stoppedBeforeStart(path: String)
     /// A frame rate that is not a positive number up to 1000.
     case invalidFrameRate(Double)
+    /// A camera switch needs a capture that runs.
+    case notCapturing
 
     public var description: String {
         switch self {
@@ -58,6 +60,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
             "CameraCaptureError: capture on \(path) was stopped before it started"
         case .invalidFrameRate(let fps):
             "CameraCaptureError: \(fps) fps is not a frame rate; use a positive number up to 1000"
+        case .notCapturing:
+            "CameraCaptureError: no capture is running to switch from; start one first"
         }
     }
 }
