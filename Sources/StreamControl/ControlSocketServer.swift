@@ -29,19 +29,21 @@ public struct ControlSocketLimits: Sendable {
 
 /// A Unix-domain socket that takes `StreamCommand`s for a running stream, one JSON object per
 /// line, and answers each with one line of `StreamControlReply`, on a thread of its own
-/// (`camrtp.ctl`): the command's work runs in `handler`, one command at a time.
+/// (`camrtp.ctl`). `handler` gets one command at a time and calls `reply` once, from any
+/// thread; the server waits for it before reading on, so commands never overlap.
 ///
 /// The socket file is created with mode 0600 (only its user may connect), never replaces a
 /// file that is not a socket, takes over a socket left by a stream that ended, refuses one that
 /// a running stream still listens on, and is removed by `stop()`.
 public final class ControlSocketServer: Sendable {
+    public typealias Handler = @Sendable (_ command: StreamCommand, _ reply: @escaping @Sendable (StreamControlReply) -> Void) -> Void
+
     public let path: String
     private let loop: ControlSocketLoop
     private let thread: MediaThread
 
     public init(
-        path: String, limits: ControlSocketLimits = ControlSocketLimits(),
-        handler: @escaping @Sendable (StreamCommand) async -> StreamControlReply
+        path: String, limits: ControlSocketLimits = ControlSocketLimits(), handler: @escaping Handler
     ) throws(ControlSocketError) {
         self.path = path
         let loop = try ControlSocketLoop(listener: try ListeningSocket(path: path), limits: limits, handler: handler)
@@ -149,7 +151,7 @@ final class ControlConnection {
 final class ControlSocketLoop: @unchecked Sendable {
     private let listener: ListeningSocket
     private let limits: ControlSocketLimits
-    private let handler: @Sendable (StreamCommand) async -> StreamControlReply
+    private let handler: ControlSocketServer.Handler
     private let wakeRead: Int32
     private let wakeWrite: Int32
     private let woken = Atomic<Bool>(false)
@@ -157,9 +159,7 @@ final class ControlSocketLoop: @unchecked Sendable {
     private var limiter: CommandRateLimiter
     private var chunk = [UInt8](repeating: 0, count: 4096)
 
-    init(
-        listener: ListeningSocket, limits: ControlSocketLimits, handler: @escaping @Sendable (StreamCommand) async -> StreamControlReply
-    ) throws(ControlSocketError) {
+    init(listener: ListeningSocket, limits: ControlSocketLimits, handler: @escaping ControlSocketServer.Handler) throws(ControlSocketError) {
         var ends: [Int32] = [0, 0]
         guard pipe(&ends) == 0 else {
             listener.close()
@@ -274,15 +274,12 @@ final class ControlSocketLoop: @unchecked Sendable {
         }
     }
 
-    /// Runs the async handler and waits for it here: the command's own blocking work runs on
-    /// threads of the pipeline, so this thread only waits.
+    /// Hands the command over and waits here for its reply.
     private func perform(_ command: StreamCommand) -> StreamControlReply {
         let result = ReplySlot()
         let done = DispatchSemaphore(value: 0)
-        let handler = handler
-        Task {
-            let reply = await handler(command)
-            result.reply.withLock { $0 = reply }
+        handler(command) { reply in
+            result.reply.withLock { $0 = $0 ?? reply }
             done.signal()
         }
         done.wait()

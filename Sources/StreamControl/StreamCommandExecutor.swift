@@ -14,6 +14,11 @@ public struct StreamCommandExecutor: Sendable {
         self.pipeline = pipeline
     }
 
+    /// `execute` in the shape `ControlSocketServer` takes: the work runs in a task of its own.
+    public func handle(_ command: StreamCommand, reply: @escaping @Sendable (StreamControlReply) -> Void) {
+        Task { reply(await execute(command)) }
+    }
+
     public func execute(_ command: StreamCommand) async -> StreamControlReply {
         do {
             return try await perform(command)

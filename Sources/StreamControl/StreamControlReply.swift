@@ -24,12 +24,25 @@ public struct StreamControlReply: Sendable, Codable, Equatable {
         public var sizeBytes: Int
         /// The capture time of the frame, on `CLOCK_MONOTONIC`.
         public var timestampNs: Int64
+
+        public init(path: String, width: Int, height: Int, sizeBytes: Int, timestampNs: Int64) {
+            self.path = path
+            self.width = width
+            self.height = height
+            self.sizeBytes = sizeBytes
+            self.timestampNs = timestampNs
+        }
     }
 
     /// A camera control as the driver holds it after a `control`.
     public struct ControlValue: Sendable, Codable, Equatable {
         public var name: String
         public var value: Int32
+
+        public init(name: String, value: Int32) {
+            self.name = name
+            self.value = value
+        }
     }
 
     public var ok: Bool

@@ -17,7 +17,7 @@ struct ControlSocketOptions: ParsableArguments {
         let executor = StreamCommandExecutor(pipeline: pipeline)
         let server: ControlSocketServer
         do {
-            server = try ControlSocketServer(path: controlSocket) { await executor.execute($0) }
+            server = try ControlSocketServer(path: controlSocket, handler: executor.handle)
         } catch {
             if case .system = error { throw CLIError.runtime("\(error)") }
             throw CLIError.usage("\(error)")

@@ -45,27 +45,36 @@ extension CameraVideoCapturer {
             return
         }
         _ = MediaThread(name: "camrtp.switch", joinable: false) { [self] in
-            let stream: V4L2Stream
-            do {
-                stream = try V4L2Stream(
-                    path: device.path, backend: backend, format: format, fps: fps, bufferCount: options.bufferCount)
-            } catch {
-                logger.info("camera switch failed", metadata: ["device": "\(device.path)", "error": "\(error)"])
+            // A failed switch has let the new camera go before it says so.
+            if let error = takeOver(from: current, device: device, format: format, fps: fps, completion: completion) {
                 completion(error)
-                return
             }
-            let next = V4L2CaptureSession(
-                device: device, format: format, fps: fps, backend: backend, options: options, logger: logger, owner: self,
-                prepared: stream)
-            // A stop or another start since the switch began wins: the prepared camera is let go.
-            let tookOver = session.withLock { running in
-                guard running === current, !current.isStopRequested else { return false }
-                next.launch(after: current, completion: completion)
-                running = next
-                return true
-            }
-            if !tookOver { completion(CameraCaptureError.stoppedBeforeStart(path: device.path)) }
         }
+    }
+
+    /// Opens and configures `device`, then makes it the running session in place of `current`;
+    /// returns why it could not. A stop or another start since the switch began wins.
+    private func takeOver(
+        from current: V4L2CaptureSession, device: CameraDevice, format: CameraFormat, fps: Double,
+        completion: @escaping @Sendable ((any Error)?) -> Void
+    ) -> (any Error)? {
+        let stream: V4L2Stream
+        do {
+            stream = try V4L2Stream(path: device.path, backend: backend, format: format, fps: fps, bufferCount: options.bufferCount)
+        } catch {
+            logger.info("camera switch failed", metadata: ["device": "\(device.path)", "error": "\(error)"])
+            return error
+        }
+        let next = V4L2CaptureSession(
+            device: device, format: format, fps: fps, backend: backend, options: options, logger: logger, owner: self,
+            prepared: stream)
+        let tookOver = session.withLock { running in
+            guard running === current, !current.isStopRequested else { return false }
+            next.launch(after: current, completion: completion)
+            running = next
+            return true
+        }
+        return tookOver ? nil : CameraCaptureError.stoppedBeforeStart(path: device.path)
     }
 
     /// Switches a running capture and returns once frames flow from the new camera.
