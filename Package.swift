@@ -74,6 +74,7 @@ let package = Package(
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",
+            "StreamControl",
         ]),
         .testTarget(name: "StreamControlTests", dependencies: [
             "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",

@@ -10,6 +10,14 @@ public enum ControlSocketError: Error, CustomStringConvertible, Sendable, Equata
     /// A system call failed.
     case system(operation: String, path: String, code: Int32)
 
+    static func notASocketFile(_ path: String) -> ControlSocketError {
+        .badPath(path: path, reason: "exists and is not a socket; refusing to replace it")
+    }
+
+    static func missingFolder(_ path: String) -> ControlSocketError {
+        .badPath(path: path, reason: "its folder does not exist")
+    }
+
     public var description: String {
         switch self {
         case .badPath(let path, let reason):

@@ -55,6 +55,19 @@ public final class ControlSocketServer: Sendable {
         stop()
     }
 
+    /// Checks, before anything streams, that `path` can take a new control socket: a name short
+    /// enough for a socket, in a folder that exists, and not a file that is not a socket.
+    public static func checkPath(_ path: String) throws(ControlSocketError) {
+        _ = try UnixSocketAddress(path: path)
+        var status = stat()
+        if lstat(path, &status) == 0 {
+            guard status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocketFile(path) }
+            return
+        }
+        let folder = path.lastIndex(of: "/").map { $0 == path.startIndex ? "/" : String(path[..<$0]) } ?? "."
+        guard stat(folder, &status) == 0, status.st_mode & S_IFMT == S_IFDIR else { throw .missingFolder(path) }
+    }
+
     /// Stops serving: lets a command in progress finish, closes every connection and removes
     /// the socket file. Safe to call more than once.
     public func stop() {
@@ -99,9 +112,7 @@ final class ListeningSocket {
         switch code {
         case EADDRINUSE:
             var status = stat()
-            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else {
-                throw .badPath(path: path, reason: "exists and is not a socket; refusing to replace it")
-            }
+            guard lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK else { throw .notASocketFile(path) }
             guard !isListenedOn(address, path: path) else {
                 throw .badPath(path: path, reason: "another stream is listening here; stop it or choose another path")
             }
@@ -110,7 +121,7 @@ final class ListeningSocket {
                 throw .system(operation: "bind", path: path, code: errno)
             }
         case ENOENT, ENOTDIR:
-            throw .badPath(path: path, reason: "its folder does not exist")
+            throw .missingFolder(path)
         case EACCES, EROFS:
             throw .badPath(path: path, reason: "cannot create a socket there: \(String(cString: strerror(code)))")
         default:

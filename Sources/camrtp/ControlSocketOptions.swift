@@ -10,6 +10,15 @@ struct ControlSocketOptions: ParsableArguments {
         valueName: "path"))
     var controlSocket: String?
 
+    func validate() throws {
+        guard let controlSocket else { return }
+        do {
+            try ControlSocketServer.checkPath(controlSocket)
+        } catch {
+            throw ValidationError("\(error)")
+        }
+    }
+
     /// Runs the stream (`body`) while a control socket serves `pipeline`, when one was asked
     /// for. A path that cannot hold the socket fails before anything streams.
     func serving<Output: Sendable>(_ pipeline: StreamPipeline, while body: () async throws -> Output) async throws -> Output {
