@@ -109,6 +109,21 @@ final class SwitchFrameLog: VideoCapturerDelegate {
         #expect(camera.system.openFileCount == 0)
     }
 
+    @Test func aCameraThatCannotStartAfterTheOldOneWasReleasedTellsTheDelegate() throws {
+        let (camera, log) = try Self.phone()
+        #expect(try start(camera.capturer, device: camera.device, format: camera.format, fps: camera.fps) == nil)
+        #expect(log.wait { !$0.isEmpty })
+        try #require(camera.system.device(at: "/dev/video1")).failNext(.streamOn, with: EIO)
+        let error = try #require(try Self.switchCamera(camera, to: 1) as? V4L2Error)
+        #expect(error.code == EIO)
+        // Nothing delivers any more, so the delegate hears of it (a pipeline then stops).
+        let deadline = Date().addingTimeInterval(10)
+        while log.errors.isEmpty && Date() < deadline { usleep(5_000) }
+        #expect(log.errors.count == 1 && log.errors.first?.contains("VIDIOC_STREAMON on /dev/video1") == true)
+        camera.capturer.stopCapture()
+        #expect(camera.system.openFileCount == 0 && camera.system.liveMappingCount == 0)
+    }
+
     @Test func aSwitchToTheRunningCameraInItsFormatChangesNothing() throws {
         let (camera, log) = try Self.phone()
         #expect(try start(camera.capturer, device: camera.device, format: camera.format, fps: camera.fps) == nil)
