@@ -65,7 +65,7 @@ public struct StreamCommandExecutor: Sendable {
         switch error {
         case let error as StreamControlError:
             error == .notStreaming ? .failed : .invalid
-        case is CameraControlError, is StreamCommandError:
+        case is CameraControlError:
             .invalid
         case let error as V4L2Error:
             [EBUSY, ENOENT, ENODEV, ENXIO, EACCES, EPERM, ENOTTY, EINVAL].contains(error.code) ? .invalid : .failed

@@ -10,23 +10,24 @@ struct CtlCommand: CamrtpCommand {
         abstract: "Send one command to a running `camrtp send --control-socket PATH` and print its answer.",
         discussion: """
             Commands:
-              snapshot FILE             a still of the next frame, as .jpg, .jpeg or .png
-              keyframe                  the next frame is a keyframe
-              bitrate KBPS              the encoder's target, 1...100000 kbit/s
-              switch [front|back|DEVICE]
-                                        another camera without stopping the stream (no camera
-                                        named: the other one, front <-> back)
-              control NAME=VALUE        a camera control, such as focus_absolute=40,
-                                        exposure_time_absolute=150, zoom_absolute=200, torch=on
-              orientation NAME          how the device is held: portrait, portraitUpsideDown,
-                                        landscapeLeft, landscapeRight, faceUp, faceDown, unknown
-              mirror on|off             flip the picture left to right
-              stats                     the stream's figures and what its controls are set to
+              snapshot FILE         a still of the next frame (.jpg, .jpeg or .png)
+              keyframe              the next frame is a keyframe
+              bitrate KBPS          the encoder's target, 1...100000 kbit/s
+              switch [CAMERA]       another camera without stopping the stream: front,
+                                    back or a device; alone, the other one
+              control NAME=VALUE    a camera control: focus_absolute=40, torch=on,
+                                    exposure_time_absolute=150, zoom_absolute=200
+              orientation NAME      how the device is held: portrait, landscapeLeft,
+                                    landscapeRight, portraitUpsideDown, faceUp, ...
+              mirror on|off         flip the picture left to right
+              stats                 the stream's figures and its controls' settings
 
-            The answer is one line of JSON on stdout. Exit status: 0 done, 2 a command or value \
-            that cannot be done as asked (nothing changed), 1 the stream is not reachable or failed.
+            The answer is one line of JSON on stdout. Exit status: 0 done, 2 a command or \
+            value that cannot be done as asked (nothing changed), 1 the stream is not \
+            reachable or failed.
 
-              camrtp send --source fake-camera:back=YUYV:640x480,front=YUYV:320x240 --to 127.0.0.1:5004 --control-socket cam.sock
+              camrtp send --source fake-camera:back=YUYV:640x480,front=YUYV:320x240 \\
+                --to 127.0.0.1:5004 --control-socket cam.sock
               camrtp ctl --socket cam.sock switch front
               camrtp ctl --socket cam.sock snapshot still.jpg
             """)

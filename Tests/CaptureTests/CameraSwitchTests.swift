@@ -62,6 +62,20 @@ final class SwitchFrameLog: VideoCapturerDelegate {
         return outcome.withLock { $0 }
     }
 
+    @Test func aFakeCameraListNamesPositionsAndFormats() throws {
+        #expect(try FakeCameraSpec.list(parsing: nil) == [FakeCameraSpec()])
+        #expect(try FakeCameraSpec.list(parsing: "back=MJPG:1280x720@30,front=NV12:320x240,YUYV") == [
+            FakeCameraSpec(pixelFormat: .mjpeg, width: 1280, height: 720, fps: 30, position: .back),
+            FakeCameraSpec(pixelFormat: .nv12, width: 320, height: 240, position: .front),
+            FakeCameraSpec(pixelFormat: .yuyv),
+        ])
+        #expect { try FakeCameraSpec.list(parsing: "side=YUYV") } throws: { "\($0)".contains("names a position that is not one of front, back, external") }
+        #expect { try FakeCameraSpec.list(parsing: "YUYV,") } throws: { "\($0)".contains("'' is not of the form") }
+        #expect { try FakeCameraSpec.list(parsing: Array(repeating: "YUYV", count: 9).joined(separator: ",")) } throws: {
+            "\($0)".contains("lists 9 cameras; a fake system holds at most 8")
+        }
+    }
+
     @Test func theFakePairHasPositionsSizesAndATorchOnTheBack() throws {
         let (camera, _) = try Self.phone()
         #expect(camera.devices.map(\.path) == ["/dev/video0", "/dev/video1"])
