@@ -10,7 +10,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl",
         ]),
     ],
     dependencies: [
@@ -58,9 +58,11 @@ let package = Package(
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
+        // Live control of a running stream: commands, their JSON lines and the Unix-socket server.
+        .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", logging,
+            "MediaCore", "ImageEncoding", "StreamControl", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
         ]),
         .executableTarget(
@@ -91,6 +93,10 @@ let package = Package(
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
             "Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "TestSupport", "CameraRTP", "Adaptation", "VP8", "ImageEncoding",
+            "StreamControl",
+        ]),
+        .testTarget(name: "StreamControlTests", dependencies: ["RTPSender", 
+            "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
         ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [

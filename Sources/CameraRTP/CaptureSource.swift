@@ -81,13 +81,7 @@ extension CaptureSource {
         _ capturer: CameraVideoCapturer, device: CameraDevice, size: (width: Int, height: Int)?, fpsLimit: Double?
     ) throws -> CaptureSource {
         let target = size ?? (1280, 720)
-        let formats = try capturer.supportedFormats(for: device)
-        guard let format = CameraFormatSelection.closestFormat(
-            in: formats, width: target.width, height: target.height,
-            frameRate: fpsLimit ?? CameraFormatSelection.defaultFrameRate) else {
-            throw CameraCaptureError.unsupportedPixelFormat(path: device.path, fourcc: "any")
-        }
-        let fps = CameraFormatSelection.frameRate(for: format, limit: fpsLimit)
+        let (format, fps) = try capturer.preferredFormat(for: device, width: target.width, height: target.height, frameRateLimit: fpsLimit)
         return CaptureSource(
             capturer: capturer, width: format.width, height: format.height, fps: fps,
             summary: "\(device.name) (\(device.path)) \(FourCC.string(format.pixelFormat.fourcc)) \(format.width)x\(format.height) @ \(formatRate(fps)) fps",

@@ -69,7 +69,7 @@ public struct SessionPlan: Sendable {
     /// The sender's settings for this session: random SSRCs and starting points unless `--ssrc`
     /// fixed them, and the rate and pacing the caller chose.
     public func senderConfiguration(
-        congestionControl: CongestionControllerConfiguration = CongestionControllerConfiguration(),
+        congestionControl: CongestionControllerConfiguration = RTPSenderConfiguration.defaultCongestionControl,
         pacing: PacerConfiguration = PacerConfiguration()
     ) -> RTPSenderConfiguration {
         var session = RTPSessionParameters.random()

@@ -1,7 +1,7 @@
 import MediaCore
 
 /// A `--source` value: `auto`, `camera[:DEVICE]`, `testsrc[:WxH[@FPS]]`, `y4m:PATH` or
-/// `fake-camera[:FOURCC[:WxH[@FPS]]]`.
+/// `fake-camera[:[POSITION=]FOURCC[:WxH[@FPS]],...]`.
 public enum SourceSpec: Sendable, Equatable {
     /// The first camera, else the test pattern.
     case auto
@@ -40,7 +40,7 @@ public enum SourceSpec: Sendable, Equatable {
         default:
             throw SourceSpecError(
                 input: text,
-                reason: "unknown source; use auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:FOURCC[:WxH[@FPS]]]")
+                reason: "unknown source; use auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:[POSITION=]FOURCC[:WxH[@FPS]],...]")
         }
     }
 

@@ -86,6 +86,9 @@ public final class StreamPipeline: Sendable {
         encoder.setBitrate(kbps: kbps)
     }
 
+    /// The encoder's target bitrate: the last `setBitrate`, else the configuration's.
+    public var targetBitrateKbps: Int { encoder.targetBitrateKbps }
+
     /// Starts capture, encoding and the control thread, and returns once frames flow. Throws
     /// (after stopping everything) if the source cannot start, or if the pipeline has already run;
     /// returns at once if it was stopped before it started.

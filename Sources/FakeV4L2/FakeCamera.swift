@@ -9,32 +9,65 @@ public struct FakeCameraSpecError: Error, CustomStringConvertible, Sendable, Equ
     public let problem: String
 
     public var description: String {
-        "FakeCameraSpecError: '\(spec)' \(problem); expected FOURCC[:WxH[@FPS]][:corrupt[=N]] such as MJPG:1280x720@30 or YUYV"
+        "FakeCameraSpecError: '\(spec)' \(problem); expected [POSITION=]FOURCC[:WxH[@FPS]][:corrupt[=N]] such as MJPG:1280x720@30, YUYV or front=YUYV:320x240, several cameras separated by commas"
     }
 }
 
-/// What `--source fake-camera[:FOURCC[:WxH[@FPS]][:corrupt[=N]]]` asks for, as Chromium's
-/// `--use-fake-device-for-media-stream` does: one fake camera offering exactly this format.
+/// One camera of `--source fake-camera[:CAMERA[,CAMERA...]]`, where CAMERA is
+/// `[POSITION=]FOURCC[:WxH[@FPS]][:corrupt[=N]]`, as Chromium's `--use-fake-device-for-media-stream`
+/// does: a fake camera offering exactly this format, facing `position` (front, back or external)
+/// when given. `back=YUYV:640x480,front=YUYV:320x240` is a phone's pair, for switching cameras;
+/// `MJPG:640x480:corrupt=30` a failing camera whose first 30 frames do not decode.
 public struct FakeCameraSpec: Sendable, Equatable {
     public var pixelFormat: PixelFormat
     public var width: Int
     public var height: Int
     public var fps: Int
+    /// What `V4L2_CID_CAMERA_ORIENTATION` reports; nil for a camera without it (a USB webcam,
+    /// which counts as external). A back camera also has a torch (`V4L2_CID_FLASH_LED_MODE`).
+    public var position: CameraPosition?
     /// MJPEG frames delivered corrupt from the start (`corrupt=N`), `Int.max` for all of them
     /// (`corrupt`): what a failing camera sends.
     public var corruptFrames = 0
 
-    public init(pixelFormat: PixelFormat = .yuyv, width: Int = 640, height: Int = 480, fps: Int = 30) {
+    /// Cameras one fake system holds at most.
+    public static let maximumCount = 8
+
+    public init(pixelFormat: PixelFormat = .yuyv, width: Int = 640, height: Int = 480, fps: Int = 30, position: CameraPosition? = nil) {
         self.pixelFormat = pixelFormat
         self.width = width
         self.height = height
         self.fps = fps
+        self.position = position
     }
 
-    /// Parses `FOURCC[:WxH[@FPS]][:corrupt[=N]]`; the size defaults to 640x480 and the rate to 30.
+    /// Parses a comma-separated list of cameras; nil is one default camera.
+    public static func list(parsing text: String?) throws(FakeCameraSpecError) -> [FakeCameraSpec] {
+        guard let text else { return [FakeCameraSpec()] }
+        let items = text.split(separator: ",", omittingEmptySubsequences: false)
+        guard items.count <= maximumCount else {
+            throw FakeCameraSpecError(spec: text, problem: "lists \(items.count) cameras; a fake system holds at most \(maximumCount)")
+        }
+        var specs: [FakeCameraSpec] = []
+        for item in items { specs.append(try FakeCameraSpec(parsing: String(item))) }
+        return specs
+    }
+
+    /// Parses `[POSITION=]FOURCC[:WxH[@FPS]][:corrupt[=N]]`; the size defaults to 640x480 and the
+    /// rate to 30.
     public init(parsing spec: String) throws(FakeCameraSpecError) {
         self.init()
-        var parts = spec.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+        var rest = Substring(spec)
+        // A position comes before the format: an `=` after the first `:` belongs to `corrupt=N`.
+        if let equals = rest.firstIndex(of: "="), rest.firstIndex(of: ":").map({ equals < $0 }) ?? true {
+            guard let position = CameraPosition(rawValue: String(rest[..<equals])) else {
+                let known = CameraPosition.allCases.map(\.rawValue).joined(separator: ", ")
+                throw FakeCameraSpecError(spec: spec, problem: "names a position that is not one of \(known)")
+            }
+            self.position = position
+            rest = rest[rest.index(after: equals)...]
+        }
+        var parts = rest.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
         if parts.count == 3, let count = Self.corruptCount(parts[2]) {
             corruptFrames = count
             parts.removeLast()
@@ -75,12 +108,12 @@ public struct FakeCameraSpec: Sendable, Equatable {
             let sizes = FakeMJPEGFrames.sizes.map(\.description).joined(separator: ", ")
             throw FakeCameraSpecError(spec: spec, problem: "asks for MJPEG at \(fixtureSize); fake MJPEG frames exist at \(sizes)")
         }
-        guard corruptFrames == 0 || format == .mjpeg else {
-            throw FakeCameraSpecError(spec: spec, problem: "asks for corrupt frames, which only MJPEG can have")
-        }
         guard format != .mjpeg || !FakeMJPEGFrames.frames(at: fixtureSize).isEmpty else {
             throw FakeCameraSpecError(
-                spec: spec, problem: "needs the MJPEG fixtures in camrtp_Capture.resources beside the camrtp binary; copy that folder from .build")
+                spec: spec, problem: "needs the MJPEG fixtures in camrtp_FakeV4L2.resources beside the camrtp binary; copy that folder from .build")
+        }
+        guard corruptFrames == 0 || format == .mjpeg else {
+            throw FakeCameraSpecError(spec: spec, problem: "asks for corrupt frames, which only MJPEG can have")
         }
     }
 
@@ -93,16 +126,23 @@ public struct FakeCameraSpec: Sendable, Equatable {
 
     /// A device at `path` offering exactly this format, size and rate.
     public func configuration(path: String = "/dev/video0") -> FakeV4L2Configuration {
-        FakeV4L2Configuration(
-            path: path, card: "camrtp fake camera",
-            formats: [FakeFormat(pixelFormat, sizes: .discrete([FakeFrameSize(width, height)]), frameRates: .discrete([fps]))])
+        var controls = FakeControl.webcamControls
+        if let position { controls.append(FakeControl.orientation(position)) }
+        if position == .back { controls.append(FakeControl.flashLEDMode) }
+        return FakeV4L2Configuration(
+            path: path, card: position.map { "camrtp fake \($0.rawValue) camera" } ?? "camrtp fake camera",
+            formats: [FakeFormat(pixelFormat, sizes: .discrete([FakeFrameSize(width, height)]), frameRates: .discrete([fps]))],
+            controls: controls)
     }
 }
 
-/// A ready-to-start capturer over one fake camera: the real V4L2 capture code, no hardware.
+/// A ready-to-start capturer over fake cameras: the real V4L2 capture code, no hardware.
 public struct FakeCamera: Sendable {
     public let capturer: CameraVideoCapturer
     public let system: FakeV4L2System
+    /// Every fake camera, in node order: `/dev/video0`, `/dev/video1`, …
+    public let devices: [CameraDevice]
+    /// The first camera, which a stream starts on, with the format and rate picked for it.
     public let device: CameraDevice
     public let format: CameraFormat
     public let fps: Double
@@ -113,19 +153,32 @@ public struct FakeCamera: Sendable {
         spec: FakeCameraSpec, options: CameraCaptureOptions = CameraCaptureOptions(),
         logger: Logger = Logger(label: "camrtp.camera")
     ) throws {
-        let fakeDevice = FakeV4L2Device(spec.configuration())
-        if spec.corruptFrames > 0 { fakeDevice.corruptNextFrames(count: spec.corruptFrames) }
-        system = FakeV4L2System(devices: [fakeDevice])
+        try self.init(specs: [spec], options: options, logger: logger)
+    }
+
+    /// Builds one fake system with a camera per spec, at `/dev/video0` onwards, discovers them
+    /// and picks the first one's format as an application would.
+    public init(
+        specs: [FakeCameraSpec], options: CameraCaptureOptions = CameraCaptureOptions(),
+        logger: Logger = Logger(label: "camrtp.camera")
+    ) throws {
+        let configurations = specs.enumerated().map { $0.element.configuration(path: "/dev/video\($0.offset)") }
+        let fakeDevices = configurations.map(FakeV4L2Device.init)
+        for (fakeDevice, spec) in zip(fakeDevices, specs) where spec.corruptFrames > 0 {
+            fakeDevice.corruptNextFrames(count: spec.corruptFrames)
+        }
+        system = FakeV4L2System(devices: fakeDevices)
         capturer = CameraVideoCapturer(backend: system, options: options, logger: logger)
         let discovery = capturer.discoverDevices()
-        guard let device = discovery.devices.first else {
-            throw discovery.failures.first ?? V4L2Error(operation: "open", path: spec.configuration().path, code: ENODEV)
+        guard let spec = specs.first, let device = discovery.devices.first, discovery.devices.count == specs.count else {
+            throw discovery.failures.first ?? V4L2Error(operation: "open", path: configurations.first?.path ?? "/dev/video0", code: ENODEV)
         }
         let formats = try capturer.supportedFormats(for: device)
         guard let format = CameraFormatSelection.closestFormat(
             in: formats, width: spec.width, height: spec.height, frameRate: Double(spec.fps)) else {
             throw CameraCaptureError.unsupportedPixelFormat(path: device.path, fourcc: FourCC.string(spec.pixelFormat.fourcc))
         }
+        devices = discovery.devices
         self.device = device
         self.format = format
         fps = CameraFormatSelection.frameRate(for: format, limit: Double(spec.fps))

@@ -181,6 +181,11 @@ public struct FakeControl: Sendable {
             kind: .menu([0: "Front", 1: "Back", 2: "External"]), minimum: 0, maximum: 2, defaultValue: value, isReadOnly: true)
     }
 
+    /// `V4L2_CID_FLASH_LED_MODE`, off at first: the torch of a phone's back camera.
+    public static let flashLEDMode = FakeControl(
+        id: CAMRTP_V4L2_CID_FLASH_LED_MODE, name: "LED Mode", kind: .menu([0: "Off", 1: "Flash", 2: "Torch"]),
+        minimum: 0, maximum: 2, defaultValue: 0)
+
     /// `V4L2_CID_CAMERA_SENSOR_ROTATION`: degrees counter-clockwise, read-only.
     public static func sensorRotation(counterClockwiseDegrees: Int32) -> FakeControl {
         FakeControl(

@@ -81,7 +81,8 @@ public final class FakeV4L2System: V4L2Backend {
         try file(fd).poll(fd: fd, events: events, timeoutMs: timeoutMs)
     }
 
-    private func device(at path: String) -> FakeV4L2Device? {
+    /// The device plugged in at `path`, to inject a fault into or look at.
+    public func device(at path: String) -> FakeV4L2Device? {
         state.withLock { state in
             state.pluggedPaths.contains(path) ? state.devices.last { $0.configuration.path == path } : nil
         }

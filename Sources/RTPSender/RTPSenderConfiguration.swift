@@ -55,7 +55,8 @@ public struct RTPSenderConfiguration: Sendable {
     public var cname: String
     /// Accept feedback that is not SRTCP on an SRTP session (Janus sends plain RTCP).
     public var acceptsPlainRTCP: Bool
-    /// Start, minimum and maximum rate, probing.
+    /// Start, minimum and maximum rate, probing. The sender sets the encoder's target from it, so
+    /// the start should be the rate the encoder was configured with.
     public var congestionControl: CongestionControllerConfiguration
     public var pacing: PacerConfiguration
     /// Keyframe requests are honoured at most this often (libwebrtc: 300 ms).
@@ -66,7 +67,7 @@ public struct RTPSenderConfiguration: Sendable {
         srtpKey: SRTPMasterKey? = nil, feedbackSRTPKey: SRTPMasterKey? = nil,
         extensions: HeaderExtensionIDs = HeaderExtensionIDs(), retransmission: RetransmissionMode = .resend,
         cname: String = "camrtp", acceptsPlainRTCP: Bool = false,
-        congestionControl: CongestionControllerConfiguration = CongestionControllerConfiguration(),
+        congestionControl: CongestionControllerConfiguration = RTPSenderConfiguration.defaultCongestionControl,
         pacing: PacerConfiguration = PacerConfiguration(), keyframeRequestIntervalNs: Int64 = 300_000_000
     ) {
         self.route = route
@@ -92,6 +93,11 @@ public struct RTPSenderConfiguration: Sendable {
             + retransmissionOverhead
         guard mtu >= minimum else { throw .mtuTooSmall(mtu: mtu, minimum: minimum) }
     }
+
+    /// 1500 kbit/s to start, as `VP8EncoderSettings` does, never above it and down to 30 kbit/s
+    /// (libwebrtc's floor) when the network asks.
+    public static let defaultCongestionControl = CongestionControllerConfiguration(
+        startBitrateBps: 1_500_000, minBitrateBps: 30_000, maxBitrateBps: 1_500_000)
 
     /// Bytes every packet keeps free for the SRTP tag.
     var srtpOverhead: Int { srtpKey?.suite.rtpAuthenticationTagLength ?? 0 }

@@ -24,6 +24,7 @@ public final class VP8Encoder: @unchecked Sendable {
     private var lastKeyframeNs: Int64?
     private let keyframeRequested = Atomic<Bool>(false)
     private let pendingBitrateKbps = Atomic<Int>(0)
+    private let currentTargetKbps: Atomic<Int>
 
     /// Opens libvpx for pictures of `format`; a frame of another size later re-initialises it.
     public init(settings: VP8EncoderSettings, format: VP8PictureFormat, logger: Logger = Logger(label: "camrtp.vp8")) throws(VPXError) {
@@ -32,6 +33,7 @@ public final class VP8Encoder: @unchecked Sendable {
         self.settings = settings
         self.format = format
         self.logger = logger
+        currentTargetKbps = Atomic(settings.bitrateKbps)
         try open()
     }
 
@@ -47,7 +49,12 @@ public final class VP8Encoder: @unchecked Sendable {
     /// Changes the target bitrate from the next frame on.
     public func setBitrate(kbps: Int) {
         pendingBitrateKbps.store(max(1, kbps), ordering: .relaxed)
+        currentTargetKbps.store(max(1, kbps), ordering: .relaxed)
     }
+
+    /// The bitrate rate control aims at from the next frame on: the last `setBitrate`, else the
+    /// settings'. Safe to read from any thread.
+    public var targetBitrateKbps: Int { currentTargetKbps.load(ordering: .relaxed) }
 
     /// Encodes one picture. Returns nil when rate control dropped it to hold the bitrate.
     public func encode(_ frame: VideoFrame) throws(VPXError) -> EncodedFrame? {

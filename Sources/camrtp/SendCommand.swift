@@ -24,6 +24,7 @@ struct SendCommand: CamrtpCommand {
             """)
 
     @OptionGroup var arguments: SendArguments
+    @OptionGroup var control: ControlSocketOptions
 
     var logging: LoggingOptions { arguments.logging }
 
@@ -44,7 +45,7 @@ struct SendCommand: CamrtpCommand {
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
             sink: sender)
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
-        let snapshot = try await PipelineRunner.run(pipeline, stats: arguments.statsOptions)
+        let snapshot = try await control.serving(pipeline) { try await PipelineRunner.run(pipeline, stats: arguments.statsOptions) }
         let transport = sender.transportStatistics
         var summary = String(
             format: "sent %d frames in %d packets (%d dropped, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms",

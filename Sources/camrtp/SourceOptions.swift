@@ -12,8 +12,8 @@ struct SourceOptions: ParsableArguments {
     static let maxDurationSeconds = 365.0 * 24 * 3600
 
     @Option(help: ArgumentHelp(
-        "auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH (y4m:- reads standard input) or fake-camera[:FOURCC[:WxH[@FPS]]].",
-        discussion: "auto takes the first camera, else the test pattern, and says which.",
+        "auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH (y4m:- reads standard input) or fake-camera[:[POSITION=]FOURCC[:WxH[@FPS]][:corrupt[=N]],...].",
+        discussion: "auto takes the first camera, else the test pattern, and says which. fake-camera:back=YUYV:640x480,front=YUYV:320x240 makes two fake cameras to switch between; the first one streams. fake-camera:MJPG:640x480:corrupt delivers MJPEG that does not decode.",
         valueName: "spec"))
     var source: String = "auto"
 
@@ -73,7 +73,7 @@ struct SourceOptions: ParsableArguments {
             }
             source = try cameraSource(capturer, device: device, size: size, fpsLimit: fpsLimit)
         case .fakeCamera(let text):
-            let fake = try FakeCamera(spec: text.map { try FakeCameraSpec(parsing: $0) } ?? FakeCameraSpec())
+            let fake = try FakeCamera(specs: FakeCameraSpec.list(parsing: text))
             source = try cameraSource(
                 fake.capturer, device: camera.positioned(fake.device), size: (fake.format.width, fake.format.height),
                 fpsLimit: fake.fps)

@@ -19,7 +19,7 @@ import Testing
     }
 
     @Test(arguments: [
-        ("webcam", "--source \"webcam\": unknown source; use auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:FOURCC[:WxH[@FPS]]]"),
+        ("webcam", "--source \"webcam\": unknown source; use auto, camera[:DEVICE], testsrc[:WxH[@FPS]], y4m:PATH or fake-camera[:[POSITION=]FOURCC[:WxH[@FPS]],...]"),
         ("y4m:", "--source \"y4m:\": expected y4m:PATH, such as y4m:clip.y4m"),
         ("testsrc:640", "--source \"testsrc:640\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383, such as testsrc:1280x720@30"),
         ("testsrc:0x480", "--source \"testsrc:0x480\": expected testsrc:WxH or testsrc:WxH@FPS with sides 2...16383, such as testsrc:1280x720@30"),

@@ -24,10 +24,21 @@ final class NetworkNamespace: Sendable {
             try Self.ip(["-n", name, "addr", "add", "\(Self.ipv6Address)/128", "dev", "v0", "nodad"])
             try Self.ip(["-n", name, "link", "set", "v0", "up"])
             try Self.ip(["-n", name, "link", "set", "v1", "up"])
+            try waitUntilCarrier()
         } catch {
             remove()
             throw error
         }
+    }
+
+    /// A veth is usable once both ends are up and the kernel reports its carrier (LOWER_UP);
+    /// before that an ICE agent enumerating interfaces skips it. Waits for that event.
+    private func waitUntilCarrier() throws {
+        for _ in 0..<500 {
+            if try Self.ip(["-n", name, "-o", "link", "show", "v0"]).contains("LOWER_UP") { return }
+            usleep(10_000)
+        }
+        throw ICETestError("v0 in \(name) never reported its carrier")
     }
 
     func remove() {

@@ -1,8 +1,8 @@
 import CV4L2
 
-/// The camera settings users reach for, by V4L2 control id (V4L2 uAPI "User Controls" and
-/// "Camera Control Reference"): the Linux counterparts of AVCaptureDevice focus, exposure,
-/// white balance and zoom.
+/// The camera settings users reach for, by V4L2 control id (V4L2 uAPI "User Controls",
+/// "Camera Control Reference" and "Flash Control Reference"): the Linux counterparts of
+/// AVCaptureDevice focus, exposure, white balance, zoom and torch.
 public enum CameraControl: String, Sendable, CaseIterable, Codable {
     /// Menu: 0 auto, 1 manual, 2 shutter priority, 3 aperture priority (`V4L2_CID_EXPOSURE_AUTO`).
     case exposureAuto = "exposure_auto"
@@ -20,6 +20,20 @@ public enum CameraControl: String, Sendable, CaseIterable, Codable {
     case sharpness
     /// Menu: 0 disabled, 1 50 Hz, 2 60 Hz, 3 auto, against mains flicker.
     case powerLineFrequency = "power_line_frequency"
+    /// Menu: 0 off, 1 flash, 2 torch (`V4L2_CID_FLASH_LED_MODE`), on nodes with a flash LED.
+    case flashLEDMode = "flash_led_mode"
+
+    /// A control by our name or by the one current kernels give it (`v4l2-ctl --list-ctrls`
+    /// prints `auto_exposure` and `exposure_time_absolute` where older ones said
+    /// `exposure_auto` and `exposure_absolute`).
+    public init?(name: String) {
+        let kernelNames: [String: CameraControl] = [
+            "auto_exposure": .exposureAuto, "exposure_time_absolute": .exposureAbsolute,
+            "focus_automatic_continuous": .focusAuto, "white_balance_automatic": .whiteBalanceAuto,
+        ]
+        guard let control = CameraControl(rawValue: name) ?? kernelNames[name] else { return nil }
+        self = control
+    }
 
     public var id: UInt32 {
         switch self {
@@ -35,6 +49,7 @@ public enum CameraControl: String, Sendable, CaseIterable, Codable {
         case .saturation: CAMRTP_V4L2_CID_SATURATION
         case .sharpness: CAMRTP_V4L2_CID_SHARPNESS
         case .powerLineFrequency: CAMRTP_V4L2_CID_POWER_LINE_FREQUENCY
+        case .flashLEDMode: CAMRTP_V4L2_CID_FLASH_LED_MODE
         }
     }
 }
@@ -102,12 +117,13 @@ public enum CameraControlError: Error, CustomStringConvertible, Sendable, Equata
         case .invalidValue(let control, let value, let validValues):
             "CameraControlError: \(value) is not a valid \(control.rawValue); valid values are \(validValues)"
         case .badSetting(let text):
-            "CameraControlError: '\(text)' is not NAME=VALUE with NAME one of \(CameraControl.allCases.map(\.rawValue).joined(separator: ", ")) and an integer VALUE"
+            "CameraControlError: '\(text)' is not NAME=VALUE with NAME one of \(CameraControl.allCases.map(\.rawValue).joined(separator: ", ")) and an integer VALUE, or torch=on|off"
         }
     }
 }
 
-/// A control and the value to give it, parsed from `NAME=VALUE` such as `exposure_auto=1`.
+/// A control and the value to give it, parsed from `NAME=VALUE` such as `exposure_auto=1`;
+/// `torch=on` and `torch=off` stand for `flash_led_mode=2` and `flash_led_mode=0`.
 public struct CameraControlSetting: Sendable, Equatable {
     public var control: CameraControl
     public var value: Int32
@@ -119,11 +135,17 @@ public struct CameraControlSetting: Sendable, Equatable {
 
     public init(parsing text: String) throws(CameraControlError) {
         let parts = text.split(separator: "=", maxSplits: 1).map(String.init)
-        guard parts.count == 2, let control = CameraControl(rawValue: parts[0]), let value = Int32(parts[1]) else {
-            throw .badSetting(text)
+        guard parts.count == 2 else { throw .badSetting(text) }
+        if parts[0] == "torch", let on = ["on": true, "off": false][parts[1]] {
+            self.init(control: .flashLEDMode, value: on ? Self.flashLEDTorch : Self.flashLEDOff)
+            return
         }
+        guard let control = CameraControl(name: parts[0]), let value = Int32(parts[1]) else { throw .badSetting(text) }
         self.init(control: control, value: value)
     }
+
+    static let flashLEDOff = Int32(V4L2_FLASH_LED_MODE_NONE.rawValue)
+    static let flashLEDTorch = Int32(V4L2_FLASH_LED_MODE_TORCH.rawValue)
 }
 
 extension V4L2DeviceHandle {

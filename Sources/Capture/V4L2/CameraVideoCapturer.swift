@@ -51,14 +51,17 @@ public struct CameraCaptureStatus: Sendable, Equatable {
 /// metadata to its delegate, with the flow of WebRTC's `RTCCameraVideoCapturer`: discover
 /// devices, pick a format, `startCapture(device:format:fps:)`, frames on the capture thread,
 /// `stopCapture`. Starting again while running switches camera or format in one step: the old
-/// device is released before the new one is opened, and the delegate stays.
+/// device is released before the new one is opened, and the delegate stays. `switchCamera`
+/// opens the new camera first and keeps the old one streaming if that fails.
 public final class CameraVideoCapturer: VideoCapturer {
     let backend: any V4L2Backend
-    private let options: CameraCaptureOptions
-    private let logger: Logger
+    let options: CameraCaptureOptions
+    let logger: Logger
     private let delegateSlot = WeakDelegate()
     /// The last session started; it stays after stopping so the next start or stop joins its thread.
-    private let session = Mutex<V4L2CaptureSession?>(nil)
+    /// A stop flags it under this lock, so that a camera switch either takes over from a running
+    /// session or sees that it was stopped.
+    let session = Mutex<V4L2CaptureSession?>(nil)
     private let status = Mutex<CameraCaptureStatus?>(nil)
     private let orientation = Mutex<(device: DeviceOrientation, lastRotation: VideoRotation)>((.unknown, .deg0))
 
@@ -172,7 +175,11 @@ public final class CameraVideoCapturer: VideoCapturer {
     /// Stops capture and releases the device. When this returns, no delegate call is running
     /// or will come; from a delegate callback it returns at once and capture ends after it.
     public func stopCapture() {
-        session.withLock { $0 }?.stopAndWait()
+        let current = session.withLock { current in
+            current?.requestStop()
+            return current
+        }
+        current?.stopAndWait()
     }
 
     /// Stops capture on another thread and calls `completion` when the device is released.

@@ -8,8 +8,14 @@ import Synchronization
 /// Everything but the stop flag and the thread slot belongs to that thread.
 final class V4L2CaptureSession: @unchecked Sendable {
     let device: CameraDevice
-    private let format: CameraFormat
-    private let fps: Double
+    let format: CameraFormat
+    let fps: Double
+    /// The stream a camera switch opened and configured before this session took over; the
+    /// session's thread takes it, or opens the device itself when there is none.
+    private var prepared: V4L2Stream?
+    /// True for a switch: the previous camera is released before this one starts, so if this
+    /// one cannot start, nothing delivers and the delegate must hear of it.
+    private let replacesRunningCapture: Bool
     private let backend: any V4L2Backend
     private let options: CameraCaptureOptions
     private let logger: Logger
@@ -22,9 +28,11 @@ final class V4L2CaptureSession: @unchecked Sendable {
 
     init(
         device: CameraDevice, format: CameraFormat, fps: Double, backend: any V4L2Backend,
-        options: CameraCaptureOptions, logger: Logger, owner: CameraVideoCapturer
+        options: CameraCaptureOptions, logger: Logger, owner: CameraVideoCapturer, prepared: V4L2Stream? = nil
     ) {
         self.device = device
+        self.prepared = prepared
+        replacesRunningCapture = prepared != nil
         self.format = format
         self.fps = fps
         self.backend = backend
@@ -49,10 +57,15 @@ final class V4L2CaptureSession: @unchecked Sendable {
         }
     }
 
+    /// Asks the thread to stop; returns at once.
+    func requestStop() {
+        stopRequested.store(true, ordering: .releasing)
+    }
+
     /// Asks the thread to stop and waits for it to free the device; from the capture thread
     /// itself (a delegate calling `stopCapture`) it only asks, and the loop ends on return.
     func stopAndWait() {
-        stopRequested.store(true, ordering: .releasing)
+        requestStop()
         let running = thread.withLock { $0 }
         running?.join()
     }
@@ -67,21 +80,25 @@ final class V4L2CaptureSession: @unchecked Sendable {
         }
     }
 
-    /// Opens and configures the device, reports the start, and captures until stopped; returns
-    /// the run-time error that ended capture, if one did. The stream is freed on return.
+    /// Opens and configures the device (unless a switch prepared it), starts streaming, reports
+    /// the start, and captures until stopped; returns the run-time error that ended capture, if
+    /// one did. The stream is freed on return.
     private func streamUntilStopped(completion: (@Sendable ((any Error)?) -> Void)?) -> (any Error)? {
         let stream: V4L2Stream
         do {
-            stream = try V4L2Stream(
+            stream = try prepared ?? V4L2Stream(
                 path: device.path, backend: backend, format: format, fps: fps, bufferCount: options.bufferCount)
+            prepared = nil
+            guard !isStopRequested else {
+                completion?(CameraCaptureError.stoppedBeforeStart(path: device.path))
+                return nil
+            }
+            try stream.start()
         } catch {
+            prepared = nil
             logger.info("camera start failed", metadata: ["device": "\(device.path)", "error": "\(error)"])
             completion?(error)
-            return nil
-        }
-        guard !isStopRequested else {
-            completion?(CameraCaptureError.stoppedBeforeStart(path: device.path))
-            return nil
+            return replacesRunningCapture ? error : nil
         }
         logger.info("camera streaming", metadata: [
             "device": "\(device.path)", "format": "\(FourCC.string(stream.pixelFormat.fourcc)) \(stream.width)x\(stream.height)",

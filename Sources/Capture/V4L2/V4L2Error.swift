@@ -47,6 +47,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
     case invalidFrameRate(Double)
     /// Frames came, but none of the first `count` (over `seconds`) could be decoded.
     case noDecodableFrames(path: String, format: String, count: Int, seconds: Double)
+    /// A camera switch needs a capture that runs.
+    case notCapturing
 
     public var description: String {
         switch self {
@@ -62,6 +64,8 @@ public enum CameraCaptureError: Error, CustomStringConvertible, Sendable, Equata
             "CameraCaptureError: \(fps) fps is not a frame rate; use a positive number up to 1000"
         case .noDecodableFrames(let path, let format, let count, let seconds):
             "CameraCaptureError: \(path) sent \(count) \(format) frames in \(Int(seconds.rounded())) s and none could be decoded; the camera or its cable is sending corrupt data: reconnect it, or try another camera"
+        case .notCapturing:
+            "CameraCaptureError: no capture is running to switch from; start one first"
         }
     }
 }

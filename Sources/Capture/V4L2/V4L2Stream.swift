@@ -2,9 +2,11 @@ import CV4L2
 import Foundation
 import MediaCore
 
-/// A device configured and streaming: the format and rate it agreed to, its mapped buffers,
-/// and the queue discipline around them (V4L2 uAPI "Streaming I/O (Memory Mapping)").
-/// Dropping it stops the stream, unmaps the buffers and closes the node.
+/// A device configured for streaming: the format and rate it agreed to, its mapped buffers,
+/// and the queue discipline around them (V4L2 uAPI "Streaming I/O (Memory Mapping)"). It holds
+/// the device from `init` (its buffers claim the queue) but streams only after `start()`, so a
+/// camera switch can prepare the next camera while the current one still delivers. Dropping it
+/// stops the stream, unmaps the buffers and closes the node.
 final class V4L2Stream {
     let handle: V4L2DeviceHandle
     /// What the driver delivers, which may differ from what was asked (`VIDIOC_S_FMT` adjusts
@@ -52,7 +54,6 @@ final class V4L2Stream {
             ? V4L2DeviceHandle.fps(of: capture.timeperframe) : nil
 
         try handle.mapBuffers(count: bufferCount)
-        try start()
     }
 
     deinit {
