@@ -48,6 +48,16 @@ struct LiveStatusLine {
         return String(
             format: "%6.1fs  %5.1f fps  %7.0f kbit/s  frames %d  dropped %d  keyframes %d  packets %d  latency p50 %.1f ms",
             snapshot.durationSeconds, fps, kbps, snapshot.framesEncoded, snapshot.totalDropped, snapshot.keyframes,
-            snapshot.packetsSent, snapshot.latencyMs.p50)
+            snapshot.packetsSent, snapshot.latencyMs.p50) + (snapshot.sender.map(Self.network) ?? "")
+    }
+
+    /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss and
+    /// repairs; RTT and loss only once a receiver report came.
+    private static func network(_ sender: SenderStatistics) -> String {
+        var text = String(format: "  target %.0f kbit/s", sender.targetBitrateKbps.last)
+        if let rtt = sender.rttMs { text += String(format: "  RTT %.0f ms", rtt.last) }
+        if let lost = sender.receiverFractionLost { text += String(format: "  loss %.1f%%", lost * 100) }
+        if sender.nackedPackets > 0 { text += "  retransmitted \(sender.packetsRetransmitted)/\(sender.nackedPackets)" }
+        return text
     }
 }
