@@ -38,6 +38,14 @@ package struct ByteWriter {
         writeBigEndian(value)
     }
 
+    package mutating func write(_ value: UInt64) {
+        writeBigEndian(value)
+    }
+
+    package mutating func write(_ bytes: [UInt8]) {
+        bytes.withUnsafeBytes { write($0) }
+    }
+
     package mutating func write(_ bytes: UnsafeRawBufferPointer) {
         guard !bytes.isEmpty else { return }
         UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + bytes.count]).copyMemory(from: bytes)
@@ -64,6 +72,11 @@ package struct ByteWriter {
     /// Zero bytes up to the next multiple of four, as RTP and RTCP need for 32-bit words.
     package mutating func padToWordBoundary() {
         writeZeros((4 - offset % 4) % 4)
+    }
+
+    /// `byte` up to the next multiple of four (STUN lets padding take any value, RFC 5389 §15).
+    package mutating func padToWordBoundary(with byte: UInt8) {
+        while offset % 4 != 0 { write(byte) }
     }
 
     private mutating func writeBigEndian<T: FixedWidthInteger>(_ value: T) {

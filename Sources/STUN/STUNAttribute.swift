@@ -111,9 +111,8 @@ public enum STUNAttribute: Sendable, Hashable {
         }
     }
 
-    /// Writes header, value and padding at `offset` in a buffer already checked to be large enough.
-    func write(into buffer: UnsafeMutableRawBufferPointer, at offset: Int, transactionID: STUNTransactionID, paddingByte: UInt8) {
-        var cursor = STUNWriteCursor(buffer: buffer, offset: offset)
+    /// Writes header, value and padding where `cursor` is; the message checked its size up front.
+    func write(to cursor: inout ByteWriter, transactionID: STUNTransactionID, paddingByte: UInt8) {
         cursor.write(typeCode)
         cursor.write(UInt16(valueLength))
         switch self {
@@ -149,7 +148,7 @@ public enum STUNAttribute: Sendable, Hashable {
         case .other(_, let value):
             cursor.write(value)
         }
-        cursor.pad(with: paddingByte)
+        cursor.padToWordBoundary(with: paddingByte)
     }
 
     /// Reads the value of an attribute of `type`; throws on a length or content the type forbids.

@@ -72,21 +72,17 @@ public struct STUNMessage: WireFormat, Sendable, Hashable {
         guard size - Self.headerSize <= Int(UInt16.max) else {
             throw .invalid(structure: "STUN message", reason: "\(size - Self.headerSize) bytes of attributes, at most 65535")
         }
-        guard buffer.count >= size else {
-            throw .bufferTooSmall(structure: "STUN message", needed: size, available: buffer.count)
-        }
+        var writer = try ByteWriter(buffer, size: size, structure: "STUN message")
         for attribute in attributes { try attribute.validateForWriting() }
-        var cursor = STUNWriteCursor(buffer: buffer, offset: 0)
-        cursor.write(type.wireValue)
-        cursor.write(UInt16(size - Self.headerSize))
-        cursor.write(Self.magicCookie)
-        cursor.write(transactionID.upper)
-        cursor.write(transactionID.lower)
+        writer.write(type.wireValue)
+        writer.write(UInt16(size - Self.headerSize))
+        writer.write(Self.magicCookie)
+        writer.write(transactionID.upper)
+        writer.write(transactionID.lower)
         for attribute in attributes {
-            attribute.write(into: buffer, at: cursor.offset, transactionID: transactionID, paddingByte: paddingByte)
-            cursor.offset += attribute.serializedSize
+            attribute.write(to: &writer, transactionID: transactionID, paddingByte: paddingByte)
         }
-        return cursor.offset
+        return writer.offset
     }
 
     public init(parsing bytes: UnsafeRawBufferPointer) throws(WireFormatError) {
