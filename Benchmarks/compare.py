@@ -6,27 +6,36 @@ the same invocation, alternating, for R rounds, and the report gives medians and
 (camrtp / other). Each child is measured from outside: wall time, CPU seconds (user + sys from
 wait4's rusage) and peak RSS (ru_maxrss).
 
-  compare.py encode    camrtp record vs vpxenc, 640x480 and 1280x720
-  compare.py send      camrtp send vs the ffmpeg and GStreamer RTP senders, 1280x720
-  compare.py latency   10 s of real-time 720p30: camrtp's latency vs encode time, CPU vs ffmpeg
-  compare.py micro     the in-process camrtp-bench (allocations, packets/s)
-  compare.py all       all of the above; --json FILE keeps the results
+  compare.py encode      camrtp record vs vpxenc, 640x480 and 1280x720
+  compare.py send        camrtp send vs the ffmpeg and GStreamer RTP senders, 1280x720
+  compare.py latency     10 s of real-time 720p30: camrtp's latency vs encode time, CPU vs ffmpeg
+  compare.py micro       the in-process camrtp-bench (allocations, packets/s)
+  compare.py feedback    loss repair through the impairment relay (0/2/5 % loss, 40 ms RTT)
+  compare.py congestion  an 800 kbit/s bottleneck and a 2000/600/2000 kbit/s step
+  compare.py overload    an encoder that cannot keep up: latency bound and late drops
+  compare.py all         all of the above; --json FILE keeps the results
 
-Python 3 standard library only.
+encode, send, latency, micro and overload need the Python 3 standard library only; feedback and
+congestion match decoded frames with numpy, and congestion plots with matplotlib when it can
+(Debian's /usr/bin/python3 has both).
 """
 
 import argparse
+import contextlib
 import datetime
+import importlib
 import json
 import os
-import random
-import socket
 import statistics
 import struct
 import subprocess
 import sys
 import tempfile
-import time
+
+from benchkit.common import (FPS, MachineLoad, ToolFailed, UDPSinks, goal, make_clip, measure, median_of,
+                             paired, ratio, run_rounds, table)
+from benchkit.encoder_settings import camrtp_encoder_args, ffmpeg_vp8_args, gst_vp8enc, vpxenc_args
+from benchkit.senders import CamrtpBuild
 
 BENCH_DIR = os.path.dirname(os.path.abspath(__file__))
 REPO_DIR = os.path.dirname(BENCH_DIR)
@@ -34,158 +43,17 @@ DEFAULT_CAMRTP = os.path.join(REPO_DIR, ".build", "release", "camrtp")
 MICRO_BUILD_DIR = os.path.join(BENCH_DIR, ".build", "release")
 
 FRAMES = 300
-FPS = 30
 ENCODE_SIZES = [((640, 480), 800), ((1280, 720), 1500)]
 SEND_SIZE, SEND_KBPS = (1280, 720), 1500
 LATENCY_SECONDS = 10
 
 
-# --- encoder settings -----------------------------------------------------------------------
-# camrtp's VP8 settings are WebRTC's. "matched" gives the other tools the same values as far as
-# each exposes them; "reference" is the exact commands of the project's reference measurements
-# (no denoiser, static threshold 0, error resilience on for ffmpeg and GStreamer).
-
-def vpxenc_args(kbps, variant):
-    # --ivf in both variants: without it vpxenc writes WebM whatever the file is called, and
-    # camrtp writes IVF.
-    args = ["--ivf", "--codec=vp8", "--rt", "--cpu-used=-6", "--threads=1", "--end-usage=cbr",
-            f"--target-bitrate={kbps}", "--lag-in-frames=0"]
-    if variant == "matched":
-        args += ["--min-q=2", "--max-q=56", "--undershoot-pct=100", "--overshoot-pct=15",
-                 "--buf-initial-sz=500", "--buf-optimal-sz=600", "--buf-sz=1000",
-                 "--drop-frame=30", "--noise-sensitivity=4", "--static-thresh=1",
-                 "--token-parts=0", "--max-intra-rate=900", "--kf-max-dist=3000"]
-    return args
-
-
-def ffmpeg_vp8_args(kbps, variant):
-    args = ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "-6", "-b:v", f"{kbps}k",
-            "-minrate", f"{kbps}k", "-maxrate", f"{kbps}k", "-g", "3000"]
-    if variant == "reference":
-        return args + ["-error-resilient", "default", "-lag-in-frames", "0", "-threads", "1",
-                       "-static-thresh", "0"]
-    # Buffer sizes are in bits here: 1000 ms and 500 ms at the target rate. ffmpeg derives the
-    # optimal level itself (5/6 of the buffer) and has no option for it.
-    return args + ["-lag-in-frames", "0", "-threads", "1", "-qmin", "2", "-qmax", "56",
-                   "-undershoot-pct", "100", "-overshoot-pct", "15",
-                   "-bufsize", f"{kbps}k", "-rc_init_occupancy", f"{kbps // 2}k",
-                   "-drop-threshold", "30", "-noise-sensitivity", "4", "-static-thresh", "1",
-                   "-max-intra-rate", "900"]
-
-
-def gst_vp8enc(kbps, variant):
-    element = ["vp8enc", "deadline=1", "cpu-used=-6", "end-usage=cbr",
-               f"target-bitrate={kbps * 1000}", "threads=1", "lag-in-frames=0"]
-    if variant == "reference":
-        return element + ["error-resilient=default", "keyframe-max-dist=3000", "static-threshold=0"]
-    return element + ["keyframe-max-dist=3000", "static-threshold=1", "noise-sensitivity=4",
-                      "max-intra-bitrate=900", "undershoot=100", "overshoot=15",
-                      "buffer-initial-size=500", "buffer-optimal-size=600", "buffer-size=1000",
-                      "dropframe-threshold=30", "min-quantizer=2", "max-quantizer=56",
-                      "token-partitions=0"]
-
-
-def camrtp_encoder_args(kbps, variant="matched"):
-    args = ["--threads", "1", "--cpu-used=-6", "--bitrate", str(kbps), "--keyframe-interval", "0"]
-    if variant == "reference":
-        args += ["--noise-sensitivity", "0", "--static-threshold", "0"]
-    return args
-
-
-# --- running and measuring ------------------------------------------------------------------
-
-class ToolFailed(Exception):
-    pass
-
-
-def measure(cmd, workdir, label):
-    """Runs cmd to completion; returns wall s, CPU s and peak RSS MB from wait4."""
-    log_path = os.path.join(workdir, f"{label}.log")
-    with open(log_path, "wb") as log:
-        start = time.monotonic()
-        child = subprocess.Popen(cmd, cwd=workdir, stdin=subprocess.DEVNULL,
-                                 stdout=log, stderr=subprocess.STDOUT)
-        _, status, usage = os.wait4(child.pid, 0)
-        wall = time.monotonic() - start
-    child.returncode = os.waitstatus_to_exitcode(status)
-    if child.returncode != 0:
-        with open(log_path, "rb") as log:
-            tail = log.read()[-2000:].decode(errors="replace")
-        raise ToolFailed(f"{label} exited with {child.returncode}: {' '.join(cmd)}\n{tail}")
-    return {"wallSeconds": wall, "cpuSeconds": usage.ru_utime + usage.ru_stime,
-            "userSeconds": usage.ru_utime, "systemSeconds": usage.ru_stime,
-            "peakRssMB": usage.ru_maxrss / 1024}
-
-
-def make_clip(workdir, width, height):
-    path = os.path.join(workdir, f"clip{width}x{height}.y4m")
-    if not os.path.exists(path):
-        subprocess.run(["ffmpeg", "-nostdin", "-loglevel", "error", "-y", "-f", "lavfi", "-i",
-                        f"testsrc2=size={width}x{height}:rate={FPS}", "-frames:v", str(FRAMES),
-                        "-pix_fmt", "yuv420p", path], check=True)
-    return path
-
+# --- comparisons ----------------------------------------------------------------------------
 
 def ivf_frame_count(path):
     with open(path, "rb") as ivf:
         header = ivf.read(32)
     return struct.unpack("<4sHH4sHHIII4x", header)[8]
-
-
-class UDPSinks:
-    """Binds an RTP port and the RTCP port above it on 127.0.0.1 and never reads them: the
-    senders pay the whole loopback delivery, full queues drop silently (no ICMP port
-    unreachable), and no reader competes for the CPU."""
-
-    def __enter__(self):
-        for _ in range(100):
-            port = random.randrange(20000, 60000, 2)
-            sockets = []
-            try:
-                for offset in (0, 1):
-                    sink = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-                    sockets.append(sink)
-                    sink.bind(("127.0.0.1", port + offset))
-            except OSError:
-                for sink in sockets:
-                    sink.close()
-                continue
-            self.port, self.sockets = port, sockets
-            return self
-        raise OSError("no free even UDP port pair on 127.0.0.1")
-
-    def __exit__(self, *exc):
-        for sink in self.sockets:
-            sink.close()
-
-
-def run_rounds(tools, rounds):
-    """tools: name -> function returning a result dict. The order rotates each round so
-    that no tool always runs first (cold caches) or last."""
-    names = list(tools)
-    results = {name: [] for name in names}
-    for round_index in range(rounds):
-        shift = round_index % len(names)
-        for name in names[shift:] + names[:shift]:
-            results[name].append(tools[name]())
-            print(f"  round {round_index + 1}/{rounds}: {name} done", file=sys.stderr)
-    return results
-
-
-def median_of(runs):
-    """Median of every numeric field over the rounds."""
-    keys = [key for key, value in runs[0].items() if isinstance(value, (int, float))]
-    return {key: statistics.median(run[key] for run in runs) for key in keys}
-
-
-def ratio(a, b):
-    return a / b if b else float("nan")
-
-
-def paired(runs, name, other, key):
-    """Median over rounds of run[name] / run[other] for key. Both ran in the same round, close
-    in time, so this cancels most of the machine's drift from round to round."""
-    return statistics.median(ratio(a[key], b[key]) for a, b in zip(runs[name], runs[other]))
 
 
 def paired_ratios(runs, name):
@@ -202,18 +70,6 @@ def variant_ratios(runs, camrtp_name):
     return paired_ratios(matched, camrtp_name) | paired_ratios(reference, reference_name)
 
 
-def table(headers, rows):
-    widths = [max(len(str(cell)) for cell in column) for column in zip(headers, *rows)]
-    def line(cells):
-        return "  ".join(str(cell).ljust(width) if index == 0 else str(cell).rjust(width)
-                         for index, (cell, width) in enumerate(zip(cells, widths)))
-    return "\n".join([line(headers), line(["-" * width for width in widths])] + [line(row) for row in rows])
-
-
-def goal(ok):
-    return "met" if ok else "NOT met"
-
-
 def ratio_cells(ratios):
     if ratios is None:
         return ["", "", ""]
@@ -225,7 +81,7 @@ def ratio_cells(ratios):
 def bench_encode(args, workdir):
     report = {"sizes": []}
     for (width, height), kbps in ENCODE_SIZES:
-        clip = make_clip(workdir, width, height)
+        clip = make_clip(workdir, width, height, FRAMES)
         label = f"{width}x{height}"
 
         def camrtp(frames, variant="matched"):
@@ -305,7 +161,7 @@ def print_encode(report, rounds):
 
 def bench_send(args, workdir):
     width, height = SEND_SIZE
-    clip = make_clip(workdir, width, height)
+    clip = make_clip(workdir, width, height, FRAMES)
     with UDPSinks() as sinks:
         port = sinks.port
 
@@ -376,7 +232,7 @@ def print_send(report, rounds):
 
 def bench_latency(args, workdir):
     width, height = SEND_SIZE
-    clip = make_clip(workdir, width, height)
+    clip = make_clip(workdir, width, height, FRAMES)
     with UDPSinks() as sinks:
         port = sinks.port
 
@@ -463,30 +319,65 @@ def tool_versions(camrtp):
             "gstreamer": first_line(["gst-launch-1.0", "--version"], "GStreamer")}
 
 
+# Cases with a module of their own in benchkit (feedback and congestion import numpy).
+CLOSED_LOOP = ("feedback", "congestion", "overload")
+
+
+def closed_loop_bench(name):
+    try:
+        module = importlib.import_module(f"benchkit.{name}")
+    except ImportError as error:
+        sys.exit(f"compare.py {name} needs numpy ({error}): run it with a Python 3 that has it, such as Debian's")
+    return getattr(module, f"bench_{name}"), getattr(module, f"print_{name}")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("command", choices=["encode", "send", "latency", "micro", "all"])
+    parser.add_argument("command", choices=["encode", "send", "latency", "micro", *CLOSED_LOOP, "all"])
     parser.add_argument("--rounds", type=int, default=3, help="rounds per tool (default 3)")
     parser.add_argument("--camrtp", default=DEFAULT_CAMRTP, help="the camrtp binary (default: the release build)")
     parser.add_argument("--json", metavar="FILE", help="also write the results, every round included, as JSON")
+    closed = parser.add_argument_group("closed-loop cases (feedback, congestion)")
+    closed.add_argument("--senders", type=lambda text: [word.strip() for word in text.split(",") if word.strip()],
+                        default=[], metavar="WORD,...",
+                        help="only the rows whose name contains one of these words, such as camrtp,gstreamer")
+    closed.add_argument("--camrtp-variant", action="append", default=[], metavar="NAME=ARGS",
+                        help='one more camrtp row, such as "camrtp paced=--pacing on" (repeatable)')
+    closed.add_argument("--plot-dir", default=os.path.join(BENCH_DIR, "results"), metavar="DIR",
+                        help="where congestion writes its PNGs (default: Benchmarks/results)")
+    closed.add_argument("--workdir", metavar="DIR",
+                        help="work in DIR and keep every session's files there (default: a temporary directory)")
     args = parser.parse_args()
     if not os.access(args.camrtp, os.X_OK) and args.command != "micro":
         sys.exit(f"{args.camrtp} not found: swift build -c release --product camrtp")
+    args.camrtp_build = CamrtpBuild(args.camrtp)
+    args.keep = args.workdir is not None
 
     benches = {"encode": (bench_encode, print_encode), "send": (bench_send, print_send),
                "latency": (bench_latency, print_latency), "micro": (bench_micro, None)}
-    selected = list(benches) if args.command == "all" else [args.command]
+    selected = list(benches) + list(CLOSED_LOOP) if args.command == "all" else [args.command]
+    for name in selected:
+        if name in CLOSED_LOOP:
+            benches[name] = closed_loop_bench(name)
     results = {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
                "rounds": args.rounds, "cpus": os.cpu_count(), "tools": tool_versions(args.camrtp)}
-    with tempfile.TemporaryDirectory(prefix="camrtp-bench-") as workdir:
+    with contextlib.ExitStack() as stack:
+        if args.workdir:
+            os.makedirs(args.workdir, exist_ok=True)
+            workdir = args.workdir
+        else:
+            workdir = stack.enter_context(tempfile.TemporaryDirectory(prefix="camrtp-bench-"))
         for name in selected:
             run, show = benches[name]
             try:
-                results[name] = run(args, workdir)
+                with MachineLoad() as load:
+                    results[name] = run(args, workdir)
             except ToolFailed as error:
                 sys.exit(str(error))
+            results[name]["load"] = load.report()
             if show:
                 show(results[name], args.rounds)
+            print(MachineLoad.describe(load.report()))
     if args.json:
         with open(args.json, "w") as f:
             json.dump(results, f, indent=2)

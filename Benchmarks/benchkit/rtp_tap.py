@@ -1,0 +1,133 @@
+"""An RTP tap in front of the receiver: it forwards every datagram at once and notes when it
+arrived (CLOCK_MONOTONIC) and what it carried, so that frame completion times and
+retransmissions can be measured the same way for every sender."""
+
+import dataclasses
+import select
+import socket
+import struct
+import threading
+import time
+
+RECEIVE_BUFFER_BYTES = 4 << 20
+
+
+@dataclasses.dataclass(frozen=True)
+class TappedPacket:
+    arrival_ns: int           # CLOCK_MONOTONIC, as time.monotonic_ns()
+    size: int                 # the UDP payload, as the relay counts it
+    payload_type: int
+    sequence: int             # this packet's own sequence number
+    timestamp: int
+    ssrc: int
+    marker: bool
+    original_sequence: int | None  # RTX (RFC 4588): the OSN; None for media or a payload too short
+    frame_start: bool | None  # VP8 descriptor S=1 with PID=0; None when there is no VP8 payload
+    keyframe: bool            # first packet of a VP8 keyframe
+
+
+def parse_rtp(data, arrival_ns, rtx_payload_type):
+    """The fields the analysis needs, or None for anything that is not RTP version 2."""
+    if len(data) < 12 or data[0] >> 6 != 2:
+        return None
+    first, second = data[0], data[1]
+    sequence, timestamp, ssrc = struct.unpack_from("!HII", data, 2)
+    offset = 12 + 4 * (first & 0x0F)
+    if first & 0x10:
+        if len(data) < offset + 4:
+            return None
+        offset += 4 + 4 * struct.unpack_from("!H", data, offset + 2)[0]
+    end = len(data)
+    if first & 0x20 and end > offset:
+        end -= data[-1]
+    payload_type = second & 0x7F
+    original_sequence = None
+    if payload_type == rtx_payload_type:
+        if end - offset < 2:
+            return TappedPacket(arrival_ns, len(data), payload_type, sequence, timestamp, ssrc,
+                                bool(second & 0x80), None, None, False)
+        original_sequence = struct.unpack_from("!H", data, offset)[0]
+        offset += 2
+    frame_start, keyframe = vp8_frame_start(data, offset, end)
+    return TappedPacket(arrival_ns, len(data), payload_type, sequence, timestamp, ssrc,
+                        bool(second & 0x80), original_sequence, frame_start, keyframe)
+
+
+def vp8_frame_start(data, offset, end):
+    """(S=1 and PID=0, keyframe) from an RFC 7741 payload descriptor and the VP8 header."""
+    if end <= offset:
+        return None, False
+    descriptor = data[offset]
+    start = bool(descriptor & 0x10) and descriptor & 0x07 == 0
+    position = offset + 1
+    if descriptor & 0x80:
+        if position >= end:
+            return None, False
+        extension = data[position]
+        position += 1
+        if extension & 0x80:
+            if position >= end:
+                return None, False
+            position += 2 if data[position] & 0x80 else 1
+        if extension & 0x40:
+            position += 1
+        if extension & 0x30:
+            position += 1
+    keyframe = start and position < end and data[position] & 0x01 == 0
+    return start, keyframe
+
+
+class RTPTap:
+    """Listens on 127.0.0.1 (any free port: `port`) and forwards to `destination` on its own
+    thread. Keeps every packet in `packets`."""
+
+    def __init__(self, destination, rtx_payload_type=None):
+        self.destination = destination
+        self.rtx_payload_type = rtx_payload_type
+        self.packets = []
+        self.unparsed = 0
+        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
+        self.socket.bind(("127.0.0.1", 0))
+        self.socket.setblocking(False)
+        self.port = self.socket.getsockname()[1]
+        self.stop_read, self.stop_write = socket.socketpair()
+        self.thread = threading.Thread(target=self.run, name="rtp-tap", daemon=True)
+
+    def __enter__(self):
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self.stop_write.send(b"x")
+        self.thread.join()
+        for sock in (self.socket, self.stop_read, self.stop_write):
+            sock.close()
+
+    def run(self):
+        while True:
+            readable, _, _ = select.select([self.socket, self.stop_read], [], [])
+            if self.socket in readable:
+                self.drain()
+            if self.stop_read in readable:
+                self.drain()
+                return
+
+    def drain(self):
+        while True:
+            try:
+                data = self.socket.recv(65536)
+            except (BlockingIOError, InterruptedError):
+                return
+            except OSError:
+                continue
+            now = time.monotonic_ns()
+            try:
+                self.socket.sendto(data, self.destination)
+            except OSError:
+                pass  # the receiver is not there yet or has gone: the packet is noted all the same
+            packet = parse_rtp(data, now, self.rtx_payload_type)
+            if packet is None:
+                self.unparsed += 1
+            else:
+                self.packets.append(packet)
