@@ -27,7 +27,7 @@ extension ICEAgentSuites {
         func connectAndEcho(_ testCase: Case) async throws {
             try #require(getuid() == 0, "network namespaces need root")
             try #require(ExternalTool.locate("/usr/bin/python3") != nil, "aioice needs Debian's python3-aiortc")
-            let namespace = try NetworkNamespace()
+            let namespace = try NetworkNamespace(purpose: "ice")
             defer { namespace.remove() }
 
             let inbox = DatagramInbox()

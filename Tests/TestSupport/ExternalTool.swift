@@ -26,10 +26,11 @@ public struct ExternalTool: Sendable {
         return paths.map { "\($0)/\(name)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
     }
 
-    /// Starts the program; the caller waits with `Running.wait(timeout:)`.
-    public func start(_ arguments: [String]) throws -> Running {
+    /// Starts the program, with `environment` added to the test's own (SDL_VIDEODRIVER=dummy
+    /// for a headless player); the caller waits with `Running.wait(timeout:)`.
+    public func start(_ arguments: [String], environment: [String: String] = [:]) throws -> Running {
         guard let path = Self.locate(executable) else { throw SpawnError(message: "\(executable) is not installed") }
-        return try Running(path: path, arguments: arguments)
+        return try Running(path: path, arguments: arguments, environment: environment)
     }
 
     /// Runs to completion or until `timeout` seconds pass (then it is stopped).
@@ -42,15 +43,23 @@ public struct ExternalTool: Sendable {
         public var description: String { message }
     }
 
-    /// A started program whose output is collected as it comes, so a full pipe never stalls it.
+    /// One of a program's output streams.
+    public enum Stream: Int, Sendable {
+        case stdout = 0, stderr = 1
+    }
+
+    /// A started program whose output is collected as it comes, so a full pipe never stalls it
+    /// and a test can wait for the line that says something happened.
     public final class Running: @unchecked Sendable {
         public let pid: pid_t
-        private let lock = NSLock()
+        /// Guards the fields below; broadcast when output arrives or a stream closes.
+        private let lock = NSCondition()
         private var output: [Data] = [Data(), Data()]
+        private var closed = [false, false]
         private var exitStatus: Int32?
         private let drained = DispatchGroup()
 
-        init(path: String, arguments: [String]) throws {
+        init(path: String, arguments: [String], environment: [String: String]) throws {
             var pipes: [[Int32]] = [[0, 0], [0, 0]]
             for index in 0..<2 {
                 guard pipe(&pipes[index]) == 0 else { throw SpawnError(message: "pipe failed: \(errno)") }
@@ -79,8 +88,11 @@ public struct ExternalTool: Sendable {
 
             let argv = ([path] + arguments).map { strdup($0) } + [nil]
             defer { argv.forEach { free($0) } }
+            let variables = ProcessInfo.processInfo.environment.merging(environment) { _, added in added }
+            let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+            defer { envp.forEach { free($0) } }
             var pid = pid_t()
-            let result = posix_spawn(&pid, path, &actions, &attributes, argv, environ)
+            let result = posix_spawn(&pid, path, &actions, &attributes, argv, envp)
             close(pipes[0][1])
             close(pipes[1][1])
             guard result == 0 else {
@@ -95,10 +107,52 @@ public struct ExternalTool: Sendable {
         private func drain(_ fd: Int32, into index: Int) {
             drained.enter()
             DispatchQueue.global().async {
-                let data = FileHandle(fileDescriptor: fd, closeOnDealloc: true).readDataToEndOfFile()
-                self.lock.withLock { self.output[index] = data }
+                var chunk = [UInt8](repeating: 0, count: 65_536)
+                while true {
+                    let count = read(fd, &chunk, chunk.count)
+                    if count < 0 && errno == EINTR { continue }
+                    guard count > 0 else { break }
+                    self.lock.withLock {
+                        self.output[index].append(contentsOf: chunk[..<count])
+                        self.lock.broadcast()
+                    }
+                }
+                close(fd)
+                self.lock.withLock {
+                    self.closed[index] = true
+                    self.lock.broadcast()
+                }
                 self.drained.leave()
             }
+        }
+
+        /// What the program has written to `stream` so far.
+        public func output(_ stream: Stream) -> String {
+            lock.withLock { String(decoding: output[stream.rawValue], as: UTF8.self) }
+        }
+
+        /// Waits for a whole line of `stream` (from the start of the output) for which `predicate`
+        /// holds, and returns it; nil once the program closed the stream without one, or after
+        /// `timeout` seconds, a bound for a hang only.
+        public func waitForLine(in stream: Stream, timeout: Double = 60, where predicate: (Substring) -> Bool) -> String? {
+            let deadline = Date().addingTimeInterval(timeout)
+            var scanned = 0
+            lock.lock()
+            defer { lock.unlock() }
+            while true {
+                let data = output[stream.rawValue]
+                while let newline = data[(data.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
+                    let line = String(decoding: data[(data.startIndex + scanned)..<newline], as: UTF8.self)
+                    scanned = newline - data.startIndex + 1
+                    if predicate(line[...]) { return line }
+                }
+                guard !closed[stream.rawValue], lock.wait(until: deadline) else { return nil }
+            }
+        }
+
+        /// `waitForLine` for a line that contains `text`.
+        public func waitForLine(containing text: String, in stream: Stream, timeout: Double = 60) -> String? {
+            waitForLine(in: stream, timeout: timeout) { $0.contains(text) }
         }
 
         /// True until the program has exited (and been reaped).

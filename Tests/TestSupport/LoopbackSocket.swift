@@ -4,14 +4,15 @@ import Transport
 
 /// A plain bound UDP socket on loopback that plays the remote peer in tests.
 public final class LoopbackSocket {
-    public let fd: Int32
+    public private(set) var fd: Int32
     public let ipv6: Bool
     /// Where the socket listens, such as 127.0.0.1:40000.
     public let endpoint: Endpoint
 
     public init(ipv6: Bool, port: UInt16 = 0) throws {
         self.ipv6 = ipv6
-        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
+        // Close-on-exec: a program the test starts must not hold the port (a receiver started later binds it).
+        let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         var bufferBytes: Int32 = 4 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufferBytes, socklen_t(MemoryLayout<Int32>.size))
@@ -21,7 +22,7 @@ public final class LoopbackSocket {
         }
         guard bound == 0 else {
             let code = errno
-            close(fd)
+            Glibc.close(fd)
             throw SocketError("bind test socket", code: code)
         }
         _ = withUnsafeMutablePointer(to: &storage) {
@@ -34,7 +35,14 @@ public final class LoopbackSocket {
         endpoint = try Endpoint(parsing: ipv6 ? "[::1]:\(boundPort)" : "127.0.0.1:\(boundPort)")
     }
 
-    deinit { close(fd) }
+    deinit { close() }
+
+    /// Closes the socket now, freeing its port for another program; later calls do nothing.
+    public func close() {
+        guard fd >= 0 else { return }
+        Glibc.close(fd)
+        fd = -1
+    }
 
     /// The next datagram, or nil if none arrives within `timeoutMilliseconds`.
     public func receive(timeoutMilliseconds: Int32 = 1_000) -> [UInt8]? {
