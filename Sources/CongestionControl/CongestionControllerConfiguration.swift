@@ -8,7 +8,10 @@ public struct CongestionControllerConfiguration: Sendable, Hashable {
     public var maxBitrateBps: Int64
     /// Pacing rate = target × this, until the first transport feedback arrives.
     public var pacingFactorBeforeFeedback: Double
-    /// Pacing rate = target × this, once transport feedback arrives.
+    /// Pacing rate = target × this, once transport feedback arrives. Close to the target, the
+    /// pacer smooths what the bottleneck would otherwise queue (measured: queueing delay p95
+    /// 85 ms behind an 800 kbit/s bottleneck at 1.1 ×, over 200 ms at 2.5 ×); the price is that a
+    /// keyframe of up to nine frames' worth of bits takes up to 270 ms to leave.
     public var pacingFactor: Double
     /// Up to this rate (and never above the target) the pacer fills silence with padding;
     /// 0 for a camera, whose encoder fills the target.

@@ -29,7 +29,7 @@ public struct UDPTransportStatistics: Sendable, Hashable {
     public var bytesReceived: UInt64 = 0
     /// Received datagrams longer than the caller's buffer, delivered cut short.
     public var packetsTruncated: UInt64 = 0
-    /// Datagrams from any address but the peer's: read, counted and thrown away.
+    /// Datagrams from any host but the peer: read, counted and thrown away.
     public var datagramsFromOthers: UInt64 = 0
 
     public init() {}
@@ -187,8 +187,8 @@ public final class UDPTransport {
         return sendPrepared(1) == 1
     }
 
-    /// Receives the next datagram from the peer into `buffer` without blocking. Returns its
-    /// length, or `nil` when none is waiting. Datagrams from other addresses are counted in
+    /// Receives the next datagram from the peer's host into `buffer` without blocking. Returns
+    /// its length, or `nil` when none is waiting. Datagrams from other hosts are counted in
     /// `datagramsFromOthers` and skipped; pending ICMP errors are counted and skipped.
     public func receive(into buffer: UnsafeMutableRawBufferPointer) throws(SocketError) -> Int? {
         while true {
@@ -315,19 +315,18 @@ public final class UDPTransport {
         }
     }
 
-    /// Whether the address the kernel filled in is the peer's: same family, port and address
-    /// (IPv6 flow labels and scope ids aside). Compares bytes in place, so a flood of foreign
-    /// datagrams costs no allocation.
+    /// Whether the address the kernel filled in is the peer's host: same family and IP address
+    /// (IPv6 flow labels and scope ids aside), from any port, since receivers commonly send RTCP
+    /// from a port other than the one they receive on (GStreamer's RTCP udpsink without
+    /// `bind-port`). Compares bytes in place, so a flood of foreign datagrams costs no allocation.
     private func isPeer(_ address: UnsafeMutablePointer<sockaddr_storage>, length: socklen_t) -> Bool {
         guard length == peerAddressLength, address.pointee.ss_family == peerAddress.pointee.ss_family else { return false }
         let received = UnsafeRawPointer(address), expected = UnsafeRawPointer(peerAddress)
         if remote.family == .ipv4 {
-            return received.load(fromByteOffset: 2, as: UInt16.self) == expected.load(fromByteOffset: 2, as: UInt16.self)
-                && received.load(fromByteOffset: 4, as: UInt32.self) == expected.load(fromByteOffset: 4, as: UInt32.self)
+            return received.load(fromByteOffset: 4, as: UInt32.self) == expected.load(fromByteOffset: 4, as: UInt32.self)
         }
         // sockaddr_in6: family 2, port 2, flow info 4, address 16.
-        return received.load(fromByteOffset: 2, as: UInt16.self) == expected.load(fromByteOffset: 2, as: UInt16.self)
-            && memcmp(received + 8, expected + 8, 16) == 0
+        return memcmp(received + 8, expected + 8, 16) == 0
     }
 
     private func reserve(_ count: Int) {

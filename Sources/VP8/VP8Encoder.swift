@@ -19,8 +19,8 @@ public final class VP8Encoder: @unchecked Sendable {
     private var config = vpx_codec_enc_cfg_t()
     private var image = vpx_image_t()
     private var isOpen = false
-    private var firstTimestampNs: Int64?
-    private var lastPts: Int64?
+    /// The next frame's presentation time in 90 kHz ticks.
+    private var nextPts: Int64 = 0
     private var lastKeyframeNs: Int64?
     private let keyframeRequested = Atomic<Bool>(false)
     private let pendingBitrateKbps = Atomic<Int>(0)
@@ -68,12 +68,11 @@ public final class VP8Encoder: @unchecked Sendable {
         }
         try applyPendingBitrate()
 
-        let first = firstTimestampNs ?? frame.timestampNs
-        firstTimestampNs = first
-        // 90 kHz pts from ns, exactly: ns · 9 / 100 000.
-        var pts = (frame.timestampNs - first) * 9 / 100_000
-        if let lastPts, pts <= lastPts { pts = lastPts + 1 }
-        let duration = lastPts.map { pts - $0 } ?? Int64(90_000 / format.frameRate)
+        // Every frame lasts one nominal interval, as libwebrtc tells libvpx: a frame that follows
+        // a gap (frames dropped before encoding while the network was congested) must not get
+        // the whole gap's worth of bits, or rate control overshoots and then starves the stream.
+        let duration = max(1, Int64((90_000 / format.frameRate).rounded()))
+        let pts = nextPts
 
         var flags: vpx_enc_frame_flags_t = 0
         if keyframeRequested.exchange(false, ordering: .relaxed) || isKeyframeDue(at: frame.timestampNs) {
@@ -91,7 +90,7 @@ public final class VP8Encoder: @unchecked Sendable {
             vpx_codec_encode(&context, &image, vpx_codec_pts_t(pts), UInt(duration), flags, UInt(VPX_DL_REALTIME))
         }
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_encode", result, context: &context) }
-        lastPts = pts
+        nextPts = pts + duration
 
         var iterator: vpx_codec_iter_t? = nil
         var encoded: EncodedFrame?
@@ -177,8 +176,7 @@ public final class VP8Encoder: @unchecked Sendable {
         image.x_chroma_shift = 1
         image.y_chroma_shift = 1
         image.bps = 12
-        firstTimestampNs = nil
-        lastPts = nil
+        nextPts = 0
         lastKeyframeNs = nil
         logger.debug("VP8 open: \(format.width)x\(format.height) \(settings.bitrateKbps) kbit/s cpu-used \(settings.cpuUsed) threads \(threads)")
     }

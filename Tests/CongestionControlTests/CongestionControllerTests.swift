@@ -37,8 +37,8 @@ import Testing
         #expect(update.trace?.event == .start)
     }
 
-    @Test func pacesAtOnePointOneTimesOnceTransportFeedbackArrives() throws {
-        var controller = CongestionController()
+    @Test func pacesAtTheConfiguredFactorOnceTransportFeedbackArrives() throws {
+        var controller = CongestionController(configuration: CongestionControllerConfiguration(pacingFactor: 1.1))
         _ = controller.start(nowNs: 0)
         let update = sendAndAcknowledge(&controller, firstSequenceNumber: 0, count: 10, startNs: 0)
         let estimate = try #require(update.estimate)

@@ -6,7 +6,7 @@ import Testing
 
 extension EndToEnd {
     /// A receiver gone wrong, and a stranger: 1,000 PLIs a second from the receiver's RTCP
-    /// address, and garbage from it and from another address, all at camrtp's feedback port.
+    /// address, and garbage from it and from another host, all at camrtp's feedback port.
     /// The stream goes on, keyframes stay at one per 300 ms at most, and the garbage is counted.
     /// The flood is paced by the stream itself: a burst of 33 PLIs per frame received at 30 fps.
     @Suite struct FeedbackFloodTests {
@@ -19,7 +19,7 @@ extension EndToEnd {
             let folder = TemporaryDirectory()
             let port = UDPPorts.freePair(), localPort = UDPPorts.freePair()
             let rtp = try LoopbackSocket(ipv6: false, port: port), rtcp = try LoopbackSocket(ipv6: false, port: port + 1)
-            let stranger = try LoopbackSocket(ipv6: false)
+            let stranger = try LoopbackSocket(ipv6: false, otherHost: true)
             let ssrc: UInt32 = 0x1234_ABCD
             let statsPath = folder.file("stats.json")
             let sender = try CamrtpBinary.tool.start([

@@ -202,13 +202,13 @@ struct PlayedReceiver {
         #expect(statistics.keyframesOnRequest == receiver.pipeline.keyframeRequests)
     }
 
-    /// Datagrams from an address other than the receiver's, and garbage from the receiver, are
+    /// Datagrams from a host other than the receiver's, and garbage from the receiver, are
     /// counted as rejected and change nothing.
     @Test func foreignAndMalformedFeedbackIsRejected() throws {
         let receiver = try PlayedReceiver()
         try receiver.sender.consume(testFrames([900])[0])
         _ = receiver.receiveFrames(1)
-        let stranger = try LoopbackSocket(ipv6: false)
+        let stranger = try LoopbackSocket(ipv6: false, otherHost: true)
         let pli = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D))])
         for _ in 0..<3 { try stranger.send(pli.serialized(), toPort: receiver.sender.localPorts!.rtcp) }
         try receiver.rtcp.send([0x80, 0xC9, 0x00, 0x09, 1, 2, 3], toPort: receiver.sender.localPorts!.rtcp)

@@ -9,14 +9,16 @@ public final class LoopbackSocket {
     /// Where the socket listens, such as 127.0.0.1:40000.
     public let endpoint: Endpoint
 
-    public init(ipv6: Bool, port: UInt16 = 0) throws {
+    /// - Parameter otherHost: bind IPv4 127.0.0.2 instead of 127.0.0.1, to play a host other than
+    ///   the receiver (the whole 127/8 range is loopback on Linux).
+    public init(ipv6: Bool, port: UInt16 = 0, otherHost: Bool = false) throws {
         self.ipv6 = ipv6
         // Close-on-exec: a program the test starts must not hold the port (a receiver started later binds it).
         let fd = socket(ipv6 ? AF_INET6 : AF_INET, Int32(SOCK_DGRAM.rawValue | SOCK_CLOEXEC.rawValue), 0)
         precondition(fd >= 0)
         var bufferBytes: Int32 = 4 << 20
         setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &bufferBytes, socklen_t(MemoryLayout<Int32>.size))
-        var (storage, length) = Self.loopback(ipv6: ipv6, port: port)
+        var (storage, length) = Self.loopback(ipv6: ipv6, port: port, host: otherHost ? 0x7F00_0002 : 0x7F00_0001)
         let bound = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
         }
@@ -32,7 +34,7 @@ public final class LoopbackSocket {
             UInt16(bigEndian: ipv6 ? raw.load(as: sockaddr_in6.self).sin6_port : raw.load(as: sockaddr_in.self).sin_port)
         }
         self.fd = fd
-        endpoint = try Endpoint(parsing: ipv6 ? "[::1]:\(boundPort)" : "127.0.0.1:\(boundPort)")
+        endpoint = try Endpoint(parsing: ipv6 ? "[::1]:\(boundPort)" : "127.0.0.\(otherHost ? 2 : 1):\(boundPort)")
     }
 
     deinit { close() }
@@ -62,7 +64,7 @@ public final class LoopbackSocket {
         guard sent == bytes.count else { throw SocketError("sendto test socket", code: errno) }
     }
 
-    private static func loopback(ipv6: Bool, port: UInt16) -> (sockaddr_storage, socklen_t) {
+    private static func loopback(ipv6: Bool, port: UInt16, host: UInt32 = 0x7F00_0001) -> (sockaddr_storage, socklen_t) {
         var storage = sockaddr_storage()
         if ipv6 {
             var address = sockaddr_in6()
@@ -75,7 +77,7 @@ public final class LoopbackSocket {
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = port.bigEndian
-        address.sin_addr.s_addr = UInt32(0x7F00_0001).bigEndian
+        address.sin_addr.s_addr = host.bigEndian
         withUnsafeBytes(of: address) { raw in withUnsafeMutableBytes(of: &storage) { $0.copyMemory(from: raw) } }
         return (storage, socklen_t(MemoryLayout<sockaddr_in>.size))
     }
