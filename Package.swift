@@ -2,6 +2,8 @@
 import PackageDescription
 
 let logging = Target.Dependency.product(name: "Logging", package: "swift-log")
+/// swift-system: `Errno` and `FileDescriptor`, the one vocabulary for system calls.
+let systemPackage = Target.Dependency.product(name: "SystemPackage", package: "swift-system")
 
 let package = Package(
     name: "camrtp",
@@ -19,6 +21,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
         .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.1.0"),
+        .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
+        // Its default trait, SubprocessFoundation, would link Foundation (about 9 MB of RSS): off.
+        .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -33,21 +38,22 @@ let package = Package(
         .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
 
-        .target(name: "MediaCore", dependencies: [.product(name: "Histogram", package: "hdrhistogram-swift")]),
+        .target(name: "MediaCore", dependencies: ["CLinux", .product(name: "Histogram", package: "hdrhistogram-swift")]),
         .target(name: "FrameProcessing", dependencies: ["MediaCore", "CYUV"]),
-        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging]),
+        .target(name: "Capture", dependencies: ["MediaCore", "FrameProcessing", "CV4L2", logging, systemPackage]),
         // The in-process V4L2 device: tests and `--source fake-camera`, not the library product.
-        .target(name: "FakeV4L2", dependencies: ["Capture", "MediaCore", "FrameProcessing", "CV4L2", logging], resources: [.copy("Fixtures")]),
+        // Its MJPEG fixture is compiled in (scripts/embed-mjpeg-fixture.py): a resource bundle would link Foundation.
+        .target(name: "FakeV4L2", dependencies: ["Capture", "MediaCore", "FrameProcessing", "CV4L2", logging, systemPackage], exclude: ["Fixtures"]),
         .target(name: "ImageEncoding", dependencies: ["MediaCore", "FrameProcessing", "CTurboJPEG", "CPNG"]),
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "ImageEncoding"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "RTCP", dependencies: ["RTP"]),
-        .target(name: "Transport", dependencies: ["RTP", "CSRTP", "CLinux", logging]),
+        .target(name: "Transport", dependencies: ["MediaCore", "RTP", "CSRTP", "CLinux", logging, systemPackage]),
         .target(name: "SDP"),
         .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CongestionControl"),
-        .target(name: "Pacing", dependencies: ["CongestionControl"]),
+        .target(name: "Pacing", dependencies: ["CongestionControl", .product(name: "DequeModule", package: "swift-collections")]),
         .target(name: "RTPSender", dependencies: [
             "MediaCore", "RTP", "RTCP", "Transport", "Pacing", "CongestionControl", logging,
             .product(name: "DequeModule", package: "swift-collections"),
@@ -64,6 +70,8 @@ let package = Package(
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
             "MediaCore", "ImageEncoding", "StreamControl", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Subprocess", package: "swift-subprocess"),
+            systemPackage,
         ]),
         .executableTarget(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "RTPSender", "Transport", "VP8"],
@@ -71,11 +79,11 @@ let package = Package(
 
         .target(
             name: "TestSupport",
-            dependencies: ["Capture", "MediaCore", "RTP", "Transport", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV"],
+            dependencies: ["Capture", "MediaCore", "RTP", "Transport", "ImageEncoding", "CVPX", "CTurboJPEG", "CPNG", "CYUV", systemPackage],
             path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2"]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2", systemPackage]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "ImageEncoding", "MediaCore", "TestSupport"]),
         .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "MediaCore", "TestSupport"]),

@@ -7,22 +7,22 @@
 // `CameraVideoCapturer` or a file with `CaptureSource.y4m(...)`.
 import Adaptation
 import CameraRTP
-import Foundation
+import Glibc
 import MediaCore
 import RTPSender
+import Synchronization
 import Transport
 import VP8
 
 /// An application sink beside the encoder: it sees every adapted frame on the capture thread.
-final class FrameCounter: VideoSink, @unchecked Sendable {
-    private let lock = NSLock()
-    private var count = 0
+final class FrameCounter: VideoSink, Sendable {
+    private let count = Mutex(0)
 
     func onFrame(_ frame: VideoFrame) {
-        lock.withLock { count += 1 }
+        count.withLock { $0 += 1 }
     }
 
-    var frames: Int { lock.withLock { count } }
+    var frames: Int { count.withLock { $0 } }
 }
 
 let destination = CommandLine.arguments.dropFirst().first ?? "127.0.0.1:5004"

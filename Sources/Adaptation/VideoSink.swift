@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import MediaCore
 import Synchronization
 
@@ -38,7 +38,7 @@ final class SinkList: Sendable {
     private final class Entry: @unchecked Sendable {
         let token: SinkToken
         let sink: any VideoSink
-        let callLock = NSRecursiveLock()
+        let callLock = RecursiveLock()
         /// Guarded by `callLock`.
         var isRemoved = false
 

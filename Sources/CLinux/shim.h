@@ -1,5 +1,5 @@
-// Linux socket and event interfaces that Swift's Glibc module leaves out (it is built without
-// _GNU_SOURCE): batched datagram calls, epoll, eventfd, timerfd and the ICMP error queue.
+// Linux interfaces that Swift's Glibc module leaves out (it is built without _GNU_SOURCE):
+// batched datagram calls, epoll, eventfd, timerfd, the ICMP error queue and thread names.
 #ifndef CAMRTP_CLINUX_SHIM_H
 #define CAMRTP_CLINUX_SHIM_H
 
@@ -9,6 +9,7 @@
 #include <sys/timerfd.h>
 #include <netinet/in.h>
 #include <linux/errqueue.h>
+#include <pthread.h>
 
 /// Glibc's `struct mmsghdr`, `sendmmsg(2)` and `recvmmsg(2)`, declared only under _GNU_SOURCE.
 struct camrtp_mmsghdr {
@@ -29,5 +30,9 @@ static inline struct cmsghdr *camrtp_cmsg_next(struct msghdr *message, struct cm
 static inline const struct sock_extended_err *camrtp_cmsg_extended_error(struct cmsghdr *header) {
     return (const struct sock_extended_err *)CMSG_DATA(header);
 }
+
+/// `pthread_setname_np(3)`, declared only under _GNU_SOURCE: the name `top -H` and debuggers show,
+/// up to 15 bytes.
+int camrtp_pthread_setname_np(pthread_t thread, const char *name) __asm__("pthread_setname_np");
 
 #endif

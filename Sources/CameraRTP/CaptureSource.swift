@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Capture
 import MediaCore
 
@@ -91,5 +91,5 @@ extension CaptureSource {
 }
 
 func formatRate(_ fps: Double) -> String {
-    fps == fps.rounded() ? String(Int(fps)) : String(format: "%.2f", fps)
+    fps == fps.rounded() ? String(Int(fps)) : DecimalText.fixed(fps, decimals: 2)
 }

@@ -1,4 +1,3 @@
-import Foundation
 import MediaCore
 
 /// The one-slot handoff from the capture thread to the encoder thread.
@@ -8,7 +7,7 @@ import MediaCore
 /// stays bounded. Flat out (`lossless`), `put` waits for the slot instead, so a file is encoded
 /// whole at whatever speed the encoder manages.
 final class FrameMailbox: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var slot: VideoFrame?
     private var closed = false
     private let lossless: Bool

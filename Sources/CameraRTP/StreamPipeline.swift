@@ -1,6 +1,7 @@
 import Adaptation
 import Capture
-import Foundation
+import Dispatch
+import Glibc
 import Logging
 import MediaCore
 import Synchronization
@@ -315,7 +316,7 @@ final class FrameIntake: VideoSink, @unchecked Sendable {
 /// Whether the pipeline has run, stop requests, the first failure, and the stopped flag, behind
 /// one condition.
 final class ControlState: @unchecked Sendable {
-    private let condition = NSCondition()
+    private let condition = ThreadCondition()
     private var hasRun = false
     private var stopRequested = false
     private var stopped = false
@@ -357,9 +358,8 @@ final class ControlState: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         while !stopRequested {
-            let remainingNs = untilNs - MonotonicClock.nowNs()
-            if remainingNs <= 0 { return false }
-            _ = condition.wait(until: Date(timeIntervalSinceNow: Double(remainingNs) / 1e9))
+            if MonotonicClock.nowNs() >= untilNs { return false }
+            condition.wait(untilNs: untilNs)
         }
         return true
     }

@@ -1,5 +1,5 @@
 import Capture
-import Foundation
+import Glibc
 import Logging
 import MediaCore
 

@@ -1,6 +1,7 @@
 import Capture
 import CV4L2
-import Foundation
+import FoundationEssentials
+import Glibc
 import MediaCore
 
 /// A frame size, in pixels.
@@ -270,33 +271,19 @@ public struct FakeV4L2Configuration: Sendable {
     }
 }
 
-/// The committed MJPEG fixture: frames 0–3 of `TestPatternRenderer` per size, written as Y4M
-/// and encoded with `ffmpeg -i pattern.y4m -c:v mjpeg -strict -1 -q:v 4 -pix_fmt yuv420p
+/// The committed MJPEG fixture (Fixtures/): frames 0–3 of `TestPatternRenderer` per size, written
+/// as Y4M and encoded with `ffmpeg -i pattern.y4m -c:v mjpeg -strict -1 -q:v 4 -pix_fmt yuv420p
 /// pattern-WxH-%d.jpg` (limited range kept as is), so a decoded frame can be checked against
-/// the renderer.
+/// the renderer. The binary carries it (`FakeMJPEGFixture.swift`), so the fake camera needs no
+/// file beside it.
 enum FakeMJPEGFrames {
     static let sizes = [FakeFrameSize(640, 480), FakeFrameSize(1280, 720)]
     static let framesPerSize = 4
 
-    /// The fixtures' folder inside the resource bundle SwiftPM puts beside the executable. Found
-    /// by hand rather than with `Bundle.module`, which stops the process when the bundle is missing.
-    static let fixtureDirectory: URL? = {
-        let executableFolder = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
-        return [Bundle.main.bundleURL, executableFolder]
-            .map { $0.appendingPathComponent("camrtp_FakeV4L2.resources/Fixtures") }
-            .first { FileManager.default.fileExists(atPath: $0.path) }
-    }()
-
-    private static let cache: [FakeFrameSize: [[UInt8]]] = {
-        var frames: [FakeFrameSize: [[UInt8]]] = [:]
-        guard let fixtureDirectory else { return frames }
-        for size in sizes {
-            frames[size] = (0..<framesPerSize).compactMap { index in
-                (try? Data(contentsOf: fixtureDirectory.appendingPathComponent("pattern-\(size)-\(index).jpg"))).map { [UInt8]($0) }
-            }
-        }
-        return frames
-    }()
+    /// Decoded on first use: only a fake camera streaming MJPEG pays for it.
+    private static let cache: [FakeFrameSize: [[UInt8]]] = base64.mapValues { frames in
+        frames.compactMap { text in Data(base64Encoded: text, options: .ignoreUnknownCharacters).map { [UInt8]($0) } }
+    }
 
     /// The frames at `size`, which frame `n` of a stream cycles through as `n % count`.
     static func frames(at size: FakeFrameSize) -> [[UInt8]] {

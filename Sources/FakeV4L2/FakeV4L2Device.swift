@@ -1,9 +1,10 @@
 import Capture
 import CV4L2
 import FrameProcessing
-import Foundation
+import Glibc
 import MediaCore
 import Synchronization
+import SystemPackage
 
 /// A bad driver timestamp the fake can stamp on its next frame.
 public enum FakeTimestampFault: Sendable {
@@ -109,10 +110,10 @@ public final class FakeV4L2Device: Sendable {
 
     // MARK: The system-call contract
 
-    func open(fd: Int32) throws(SystemErrno) {
-        try state.withLock { state throws(SystemErrno) in
-            guard state.present else { throw SystemErrno(ENODEV) }
-            if let failure = state.openFailure { throw SystemErrno(failure) }
+    func open(fd: Int32) throws(Errno) {
+        try state.withLock { state throws(Errno) in
+            guard state.present else { throw Errno(rawValue: ENODEV) }
+            if let failure = state.openFailure { throw Errno(rawValue: failure) }
             state.openFiles.insert(fd)
         }
     }
@@ -129,24 +130,24 @@ public final class FakeV4L2Device: Sendable {
         }
     }
 
-    func ioctl(fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(SystemErrno) {
-        try state.withLock { state throws(SystemErrno) in
+    func ioctl(fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(Errno) {
+        try state.withLock { state throws(Errno) in
             if var pending = state.ioctlFaults[request], !pending.isEmpty {
                 let errno = pending.removeFirst()
                 state.ioctlFaults[request] = pending
-                throw SystemErrno(errno)
+                throw Errno(rawValue: errno)
             }
-            guard state.present else { throw SystemErrno(ENODEV) }
+            guard state.present else { throw Errno(rawValue: ENODEV) }
             try state.handle(fd: fd, request: request, argument: argument, now: MonotonicClock.nowNs())
         }
     }
 
-    func mmap(fd: Int32, length: Int, offset: Int64) throws(SystemErrno) -> UnsafeMutableRawPointer {
-        try state.withLock { state throws(SystemErrno) in
-            guard state.present else { throw SystemErrno(ENODEV) }
+    func mmap(fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer {
+        try state.withLock { state throws(Errno) in
+            guard state.present else { throw Errno(rawValue: ENODEV) }
             let index = Int(offset / FakeDeviceState.offsetStride)
             guard offset % FakeDeviceState.offsetStride == 0, state.buffers.indices.contains(index),
-                  length > 0, length <= state.buffers[index].memory.length else { throw SystemErrno(EINVAL) }
+                  length > 0, length <= state.buffers[index].memory.length else { throw Errno(rawValue: EINVAL) }
             let memory = state.buffers[index].memory
             state.mappings[UInt(bitPattern: memory.pointer)] = memory
             return memory.pointer
@@ -160,12 +161,12 @@ public final class FakeV4L2Device: Sendable {
 
     /// Waits, in short naps so that an unplug or a fault is seen, until a frame is done or the
     /// timeout passes.
-    func poll(fd: Int32, events: Int16, timeoutMs: Int32) throws(SystemErrno) -> Int16 {
+    func poll(fd: Int32, events: Int16, timeoutMs: Int32) throws(Errno) -> Int16 {
         let deadlineNs = MonotonicClock.nowNs() + Int64(max(0, timeoutMs)) * 1_000_000
         while true {
             let now = MonotonicClock.nowNs()
-            let outcome = try state.withLock { state throws(SystemErrno) -> (Int16?, Int64) in
-                if !state.pollFaults.isEmpty { throw SystemErrno(state.pollFaults.removeFirst()) }
+            let outcome = try state.withLock { state throws(Errno) -> (Int16?, Int64) in
+                if !state.pollFaults.isEmpty { throw Errno(rawValue: state.pollFaults.removeFirst()) }
                 guard state.present else { return (Int16(POLLERR | POLLHUP), 0) }
                 guard state.owner == fd, state.streaming else { return (Int16(POLLERR), 0) }
                 state.produceDueFrames(now: now)
@@ -382,7 +383,7 @@ struct FakeDeviceState {
 
     // MARK: ioctls
 
-    mutating func handle(fd: Int32, request: UInt, argument: UnsafeMutableRawPointer, now: Int64) throws(SystemErrno) {
+    mutating func handle(fd: Int32, request: UInt, argument: UnsafeMutableRawPointer, now: Int64) throws(Errno) {
         switch request {
         case V4L2Request.querycap.code: queryCapability(argument.assumingMemoryBound(to: v4l2_capability.self))
         case V4L2Request.enumFormat.code: try enumerateFormat(argument.assumingMemoryBound(to: v4l2_fmtdesc.self))
@@ -402,7 +403,7 @@ struct FakeDeviceState {
         case V4L2Request.queryMenu.code: try queryMenu(argument.assumingMemoryBound(to: v4l2_querymenu.self))
         case V4L2Request.getControl.code: try getControl(argument.assumingMemoryBound(to: v4l2_control.self))
         case V4L2Request.setControl.code: try setControl(argument.assumingMemoryBound(to: v4l2_control.self))
-        default: throw SystemErrno(ENOTTY)
+        default: throw Errno(rawValue: ENOTTY)
         }
     }
 
@@ -423,18 +424,18 @@ struct FakeDeviceState {
         capability.pointee = value
     }
 
-    private func checkCaptureType(_ type: UInt32) throws(SystemErrno) {
-        guard isCaptureNode, type == V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue else { throw SystemErrno(EINVAL) }
+    private func checkCaptureType(_ type: UInt32) throws(Errno) {
+        guard isCaptureNode, type == V4L2_BUF_TYPE_VIDEO_CAPTURE.rawValue else { throw Errno(rawValue: EINVAL) }
     }
 
     private func format(fourcc: UInt32) -> FakeFormat? {
         configuration.formats.first { $0.pixelFormat.fourcc == fourcc }
     }
 
-    private func enumerateFormat(_ description: UnsafeMutablePointer<v4l2_fmtdesc>) throws(SystemErrno) {
+    private func enumerateFormat(_ description: UnsafeMutablePointer<v4l2_fmtdesc>) throws(Errno) {
         try checkCaptureType(description.pointee.type)
         let index = Int(description.pointee.index)
-        guard configuration.formats.indices.contains(index) else { throw SystemErrno(EINVAL) }
+        guard configuration.formats.indices.contains(index) else { throw Errno(rawValue: EINVAL) }
         let format = configuration.formats[index]
         var flags: UInt32 = format.isEmulated ? UInt32(V4L2_FMT_FLAG_EMULATED) : 0
         if format.pixelFormat.isCompressed { flags |= UInt32(V4L2_FMT_FLAG_COMPRESSED) }
@@ -443,20 +444,20 @@ struct FakeDeviceState {
         CString.encode(format.pixelFormat.rawValue, into: &description.pointee.description)
     }
 
-    private func enumerateSizes(_ entry: UnsafeMutablePointer<v4l2_frmsizeenum>) throws(SystemErrno) {
-        guard isCaptureNode, let format = format(fourcc: entry.pointee.pixel_format) else { throw SystemErrno(EINVAL) }
+    private func enumerateSizes(_ entry: UnsafeMutablePointer<v4l2_frmsizeenum>) throws(Errno) {
+        guard isCaptureNode, let format = format(fourcc: entry.pointee.pixel_format) else { throw Errno(rawValue: EINVAL) }
         let index = Int(entry.pointee.index)
         switch format.sizes {
         case .discrete(let sizes):
-            guard sizes.indices.contains(index) else { throw SystemErrno(EINVAL) }
+            guard sizes.indices.contains(index) else { throw Errno(rawValue: EINVAL) }
             entry.pointee.type = V4L2_FRMSIZE_TYPE_DISCRETE.rawValue
             entry.pointee.discrete = v4l2_frmsize_discrete(width: UInt32(sizes[index].width), height: UInt32(sizes[index].height))
         case .stepwise(let low, let high, let stepWidth, let stepHeight):
-            guard index == 0 else { throw SystemErrno(EINVAL) }
+            guard index == 0 else { throw Errno(rawValue: EINVAL) }
             entry.pointee.type = V4L2_FRMSIZE_TYPE_STEPWISE.rawValue
             entry.pointee.stepwise = Self.range(low, high, stepWidth, stepHeight)
         case .continuous(let low, let high):
-            guard index == 0 else { throw SystemErrno(EINVAL) }
+            guard index == 0 else { throw Errno(rawValue: EINVAL) }
             entry.pointee.type = V4L2_FRMSIZE_TYPE_CONTINUOUS.rawValue
             entry.pointee.stepwise = Self.range(low, high, 1, 1)
         }
@@ -468,10 +469,10 @@ struct FakeDeviceState {
             min_height: UInt32(low.height), max_height: UInt32(high.height), step_height: UInt32(stepHeight))
     }
 
-    private func enumerateIntervals(_ entry: UnsafeMutablePointer<v4l2_frmivalenum>) throws(SystemErrno) {
+    private func enumerateIntervals(_ entry: UnsafeMutablePointer<v4l2_frmivalenum>) throws(Errno) {
         let size = FakeFrameSize(Int(entry.pointee.width), Int(entry.pointee.height))
         guard isCaptureNode, let format = format(fourcc: entry.pointee.pixel_format), format.sizes.contains(size) else {
-            throw SystemErrno(EINVAL)
+            throw Errno(rawValue: EINVAL)
         }
         let index = Int(entry.pointee.index)
         switch format.rates(at: size) {
@@ -485,11 +486,11 @@ struct FakeDeviceState {
                 min: v4l2_fract(numerator: 1, denominator: UInt32(high)), max: v4l2_fract(numerator: 1, denominator: UInt32(low)),
                 step: v4l2_fract(numerator: 1, denominator: 1))
         default:
-            throw SystemErrno(EINVAL)
+            throw Errno(rawValue: EINVAL)
         }
     }
 
-    private func getFormat(_ value: UnsafeMutablePointer<v4l2_format>) throws(SystemErrno) {
+    private func getFormat(_ value: UnsafeMutablePointer<v4l2_format>) throws(Errno) {
         try checkCaptureType(value.pointee.type)
         var pix = v4l2_pix_format()
         pix.width = UInt32(size.width)
@@ -505,9 +506,9 @@ struct FakeDeviceState {
     /// Adjusts the request to what the device supports, as drivers must (uAPI: S_FMT "should
     /// not return an error code unless the type field is invalid"), refusing with EBUSY while
     /// another file owns the buffers.
-    private mutating func setFormat(fd: Int32, _ value: UnsafeMutablePointer<v4l2_format>) throws(SystemErrno) {
+    private mutating func setFormat(fd: Int32, _ value: UnsafeMutablePointer<v4l2_format>) throws(Errno) {
         try checkCaptureType(value.pointee.type)
-        guard owner == nil || owner == fd, buffers.isEmpty else { throw SystemErrno(EBUSY) }
+        guard owner == nil || owner == fd, buffers.isEmpty else { throw Errno(rawValue: EBUSY) }
         let requested = value.pointee.fmt.pix
         format = self.format(fourcc: requested.pixelformat) ?? configuration.formats[0]
         size = configuration.forcedSize
@@ -516,14 +517,14 @@ struct FakeDeviceState {
         try getFormat(value)
     }
 
-    private func getParameters(_ value: UnsafeMutablePointer<v4l2_streamparm>) throws(SystemErrno) {
+    private func getParameters(_ value: UnsafeMutablePointer<v4l2_streamparm>) throws(Errno) {
         try checkCaptureType(value.pointee.type)
         value.pointee.parm.capture = v4l2_captureparm()
         value.pointee.parm.capture.capability = UInt32(V4L2_CAP_TIMEPERFRAME)
         value.pointee.parm.capture.timeperframe = v4l2_fract(numerator: 1, denominator: UInt32(fps))
     }
 
-    private mutating func setParameters(_ value: UnsafeMutablePointer<v4l2_streamparm>) throws(SystemErrno) {
+    private mutating func setParameters(_ value: UnsafeMutablePointer<v4l2_streamparm>) throws(Errno) {
         try checkCaptureType(value.pointee.type)
         let interval = value.pointee.parm.capture.timeperframe
         if !configuration.ignoresFrameRate, interval.numerator > 0, interval.denominator > 0,
@@ -533,13 +534,13 @@ struct FakeDeviceState {
         try getParameters(value)
     }
 
-    private mutating func requestBuffers(fd: Int32, _ request: UnsafeMutablePointer<v4l2_requestbuffers>) throws(SystemErrno) {
+    private mutating func requestBuffers(fd: Int32, _ request: UnsafeMutablePointer<v4l2_requestbuffers>) throws(Errno) {
         try checkCaptureType(request.pointee.type)
-        guard request.pointee.memory == V4L2_MEMORY_MMAP.rawValue else { throw SystemErrno(EINVAL) }
-        guard owner == nil || owner == fd, !streaming else { throw SystemErrno(EBUSY) }
+        guard request.pointee.memory == V4L2_MEMORY_MMAP.rawValue else { throw Errno(rawValue: EINVAL) }
+        guard owner == nil || owner == fd, !streaming else { throw Errno(rawValue: EBUSY) }
         // vb2 refuses to free buffers that are still mapped.
         let current = Set(buffers.map { ObjectIdentifier($0.memory) })
-        guard !mappings.values.contains(where: { current.contains(ObjectIdentifier($0)) }) else { throw SystemErrno(EBUSY) }
+        guard !mappings.values.contains(where: { current.contains(ObjectIdentifier($0)) }) else { throw Errno(rawValue: EBUSY) }
         buffers.removeAll()
         guard request.pointee.count > 0 else {
             owner = nil
@@ -572,37 +573,37 @@ struct FakeDeviceState {
         buffer.pointee.length = UInt32(entry.memory.length)
     }
 
-    private func checkBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(SystemErrno) -> Int {
+    private func checkBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(Errno) -> Int {
         try checkCaptureType(buffer.pointee.type)
         let index = Int(buffer.pointee.index)
-        guard buffer.pointee.memory == V4L2_MEMORY_MMAP.rawValue, buffers.indices.contains(index) else { throw SystemErrno(EINVAL) }
+        guard buffer.pointee.memory == V4L2_MEMORY_MMAP.rawValue, buffers.indices.contains(index) else { throw Errno(rawValue: EINVAL) }
         return index
     }
 
-    private func queryBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(SystemErrno) {
+    private func queryBuffer(_ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(Errno) {
         describe(try checkBuffer(buffer), into: buffer)
     }
 
-    private mutating func queueBuffer(fd: Int32, _ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(SystemErrno) {
-        guard owner == fd else { throw SystemErrno(EBUSY) }
+    private mutating func queueBuffer(fd: Int32, _ buffer: UnsafeMutablePointer<v4l2_buffer>) throws(Errno) {
+        guard owner == fd else { throw Errno(rawValue: EBUSY) }
         let index = try checkBuffer(buffer)
-        guard !incoming.contains(index), !done.contains(index) else { throw SystemErrno(EINVAL) }
+        guard !incoming.contains(index), !done.contains(index) else { throw Errno(rawValue: EINVAL) }
         incoming.append(index)
         describe(index, into: buffer)
     }
 
-    private mutating func dequeueBuffer(fd: Int32, _ buffer: UnsafeMutablePointer<v4l2_buffer>, now: Int64) throws(SystemErrno) {
+    private mutating func dequeueBuffer(fd: Int32, _ buffer: UnsafeMutablePointer<v4l2_buffer>, now: Int64) throws(Errno) {
         try checkCaptureType(buffer.pointee.type)
-        guard owner == fd else { throw SystemErrno(EBUSY) }
-        guard streaming else { throw SystemErrno(EINVAL) }
+        guard owner == fd else { throw Errno(rawValue: EBUSY) }
+        guard streaming else { throw Errno(rawValue: EINVAL) }
         produceDueFrames(now: now)
-        guard !done.isEmpty else { throw SystemErrno(EAGAIN) }
+        guard !done.isEmpty else { throw Errno(rawValue: EAGAIN) }
         describe(done.removeFirst(), into: buffer)
     }
 
-    private mutating func streamOn(fd: Int32, _ type: UnsafeMutablePointer<Int32>, now: Int64) throws(SystemErrno) {
+    private mutating func streamOn(fd: Int32, _ type: UnsafeMutablePointer<Int32>, now: Int64) throws(Errno) {
         try checkCaptureType(UInt32(type.pointee))
-        guard owner == fd, !buffers.isEmpty else { throw SystemErrno(owner == nil ? EINVAL : EBUSY) }
+        guard owner == fd, !buffers.isEmpty else { throw Errno(rawValue: owner == nil ? EINVAL : EBUSY) }
         guard !streaming else { return }
         streaming = true
         streamOnCount += 1
@@ -610,18 +611,18 @@ struct FakeDeviceState {
         if stall == .untilRestart { stall = nil }
     }
 
-    private mutating func streamOff(fd: Int32, _ type: UnsafeMutablePointer<Int32>) throws(SystemErrno) {
+    private mutating func streamOff(fd: Int32, _ type: UnsafeMutablePointer<Int32>) throws(Errno) {
         try checkCaptureType(UInt32(type.pointee))
-        guard owner == nil || owner == fd else { throw SystemErrno(EBUSY) }
+        guard owner == nil || owner == fd else { throw Errno(rawValue: EBUSY) }
         stopStreaming()
     }
 
-    private func control(_ id: UInt32) throws(SystemErrno) -> Int {
-        guard let index = controls.firstIndex(where: { $0.id == id }) else { throw SystemErrno(EINVAL) }
+    private func control(_ id: UInt32) throws(Errno) -> Int {
+        guard let index = controls.firstIndex(where: { $0.id == id }) else { throw Errno(rawValue: EINVAL) }
         return index
     }
 
-    private func queryControl(_ query: UnsafeMutablePointer<v4l2_queryctrl>) throws(SystemErrno) {
+    private func queryControl(_ query: UnsafeMutablePointer<v4l2_queryctrl>) throws(Errno) {
         let control = controls[try control(query.pointee.id)]
         var value = v4l2_queryctrl()
         value.id = control.id
@@ -639,28 +640,28 @@ struct FakeDeviceState {
         query.pointee = value
     }
 
-    private func queryMenu(_ entry: UnsafeMutablePointer<v4l2_querymenu>) throws(SystemErrno) {
+    private func queryMenu(_ entry: UnsafeMutablePointer<v4l2_querymenu>) throws(Errno) {
         let control = controls[try control(entry.pointee.id)]
         guard case .menu(let items) = control.kind, let name = items[Int32(bitPattern: entry.pointee.index)] else {
-            throw SystemErrno(EINVAL)
+            throw Errno(rawValue: EINVAL)
         }
         CString.encode(name, into: &entry.pointee.name)
     }
 
-    private func getControl(_ value: UnsafeMutablePointer<v4l2_control>) throws(SystemErrno) {
+    private func getControl(_ value: UnsafeMutablePointer<v4l2_control>) throws(Errno) {
         value.pointee.value = controls[try control(value.pointee.id)].value
     }
 
     /// The control framework's rules: read-only fails with EACCES, an integer is clamped and
     /// rounded to its step, and a menu index that is out of range or a gap fails with EINVAL.
-    private mutating func setControl(_ value: UnsafeMutablePointer<v4l2_control>) throws(SystemErrno) {
+    private mutating func setControl(_ value: UnsafeMutablePointer<v4l2_control>) throws(Errno) {
         let index = try control(value.pointee.id)
         let control = controls[index]
-        guard !control.isReadOnly else { throw SystemErrno(EACCES) }
+        guard !control.isReadOnly else { throw Errno(rawValue: EACCES) }
         let requested = value.pointee.value
         switch control.kind {
         case .menu(let items):
-            guard items[requested] != nil else { throw SystemErrno(EINVAL) }
+            guard items[requested] != nil else { throw Errno(rawValue: EINVAL) }
             controls[index].value = requested
         case .integer, .boolean:
             let clamped = min(max(requested, control.minimum), control.maximum)

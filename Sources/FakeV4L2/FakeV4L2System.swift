@@ -1,6 +1,7 @@
 import Capture
-import Foundation
+import Glibc
 import Synchronization
+import SystemPackage
 
 /// A set of fake V4L2 devices behind the `V4L2Backend` seam: it hands out descriptors, routes
 /// each call to its device, and can plug and unplug devices at run time.
@@ -49,8 +50,8 @@ public final class FakeV4L2System: V4L2Backend {
         device(at: path)?.configuration.persistentName
     }
 
-    public func open(_ path: String, flags: Int32) throws(SystemErrno) -> Int32 {
-        guard let device = device(at: path) else { throw SystemErrno(ENOENT) }
+    public func open(_ path: String, flags: Int32) throws(Errno) -> Int32 {
+        guard let device = device(at: path) else { throw Errno(rawValue: ENOENT) }
         let fd = state.withLock { state in
             defer { state.nextFD += 1 }
             return state.nextFD
@@ -60,24 +61,24 @@ public final class FakeV4L2System: V4L2Backend {
         return fd
     }
 
-    public func close(_ fd: Int32) throws(SystemErrno) {
-        guard let device = state.withLock({ $0.files.removeValue(forKey: fd) }) else { throw SystemErrno(EBADF) }
+    public func close(_ fd: Int32) throws(Errno) {
+        guard let device = state.withLock({ $0.files.removeValue(forKey: fd) }) else { throw Errno(rawValue: EBADF) }
         device.close(fd: fd)
     }
 
-    public func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(SystemErrno) {
+    public func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(Errno) {
         try file(fd).ioctl(fd: fd, request: request, argument: argument)
     }
 
-    public func mmap(fd: Int32, length: Int, offset: Int64) throws(SystemErrno) -> UnsafeMutableRawPointer {
+    public func mmap(fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer {
         try file(fd).mmap(fd: fd, length: length, offset: offset)
     }
 
-    public func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(SystemErrno) {
-        guard state.withLock({ $0.devices }).contains(where: { $0.munmap(address) }) else { throw SystemErrno(EINVAL) }
+    public func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(Errno) {
+        guard state.withLock({ $0.devices }).contains(where: { $0.munmap(address) }) else { throw Errno(rawValue: EINVAL) }
     }
 
-    public func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(SystemErrno) -> Int16 {
+    public func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(Errno) -> Int16 {
         try file(fd).poll(fd: fd, events: events, timeoutMs: timeoutMs)
     }
 
@@ -88,8 +89,8 @@ public final class FakeV4L2System: V4L2Backend {
         }
     }
 
-    private func file(_ fd: Int32) throws(SystemErrno) -> FakeV4L2Device {
-        guard let device = state.withLock({ $0.files[fd] }) else { throw SystemErrno(EBADF) }
+    private func file(_ fd: Int32) throws(Errno) -> FakeV4L2Device {
+        guard let device = state.withLock({ $0.files[fd] }) else { throw Errno(rawValue: EBADF) }
         return device
     }
 }

@@ -1,4 +1,5 @@
-import Foundation
+import CLinux
+import Glibc
 import Synchronization
 
 /// A named thread that camrtp owns, for the blocking C calls (poll, libvpx, sendmmsg) that must
@@ -16,7 +17,7 @@ public final class MediaThread: Sendable {
         var thread = pthread_t()
         let result = pthread_create(&thread, nil, { raw in
             let context = Unmanaged<ThreadContext>.fromOpaque(raw!).takeRetainedValue()
-            Thread.current.name = String(context.name.prefix(15))
+            _ = camrtp_pthread_setname_np(pthread_self(), context.name.utf8.prefix(15).map { CChar(bitPattern: $0) } + [0])
             context.body()
             return nil
         }, context)

@@ -1,11 +1,13 @@
 import CongestionControl
+import DequeModule
 
 /// The pacer's queue: one FIFO per kind, released retransmissions first, then media, then
-/// padding, with the totals the pacer needs (bytes, packets, mean enqueue time).
+/// padding, with the totals the pacer needs (bytes, packets, mean enqueue time). The FIFOs are
+/// swift-collections' `Deque`s, ring buffers that allocate nothing once grown to the working size.
 struct PacketQueue<Handle: Sendable>: Sendable {
-    private var retransmissions = RingBuffer<PacedPacket<Handle>>()
-    private var media = RingBuffer<PacedPacket<Handle>>()
-    private var padding = RingBuffer<PacedPacket<Handle>>()
+    private var retransmissions = Deque<PacedPacket<Handle>>(minimumCapacity: 256)
+    private var media = Deque<PacedPacket<Handle>>(minimumCapacity: 256)
+    private var padding = Deque<PacedPacket<Handle>>(minimumCapacity: 256)
     private(set) var sizeBytes = 0
     /// Sum of the queued packets' enqueue times, for their mean queueing time.
     private var enqueueTimeSumNs = 0.0

@@ -1,8 +1,4 @@
-#if canImport(FoundationEssentials)
 import FoundationEssentials
-#else
-import Foundation
-#endif
 
 /// SRTP keying material for one suite: master key ‖ master salt, the `inline:` value of an RFC 4568
 /// `a=crypto` line (section 6.1).

@@ -2,6 +2,7 @@ import CLinux
 import Glibc
 import Logging
 import RTP
+import SystemPackage
 
 /// What a `UDPTransport` has sent, received and dropped. Dropped packets are counted, not thrown.
 public struct UDPTransportStatistics: Sendable, Hashable {
@@ -158,7 +159,7 @@ public final class UDPTransport {
     /// section 11) unless `rtcpRemote` says otherwise (RFC 3605 `a=rtcp:`), from `localPort`.
     public func makeRTCPTransport(rtcpRemote: Endpoint? = nil, localPort: UInt16 = 0) throws(SocketError) -> UDPTransport {
         guard let destination = rtcpRemote ?? remote.defaultRTCPEndpoint else {
-            throw SocketError("choosing the RTCP port (RTP port + 1) for \(remote)", code: EINVAL)
+            throw SocketError("choosing the RTCP port (RTP port + 1) for \(remote)", errno: .invalidArgument)
         }
         return try UDPTransport(remote: destination, localPort: localPort,
                                 sendBufferBytes: Swift.min(sendBufferBytes, 256 << 10),
@@ -297,7 +298,7 @@ public final class UDPTransport {
                 statistics.lastOtherErrno = code
                 if statistics.otherErrors == 1 {
                     logger.info("UDP send failed; dropping and going on",
-                                metadata: ["error": "\(SocketError("sendmmsg to \(remote)", code: code))"])
+                                metadata: ["error": "\(SocketError("sendmmsg to \(remote)", errno: Errno(rawValue: code)))"])
                 }
                 dropUpTo = count
             }

@@ -1,5 +1,6 @@
 import CVPX
-import Foundation
+import FoundationEssentials
+import Glibc
 import Logging
 import MediaCore
 import Synchronization

@@ -1,6 +1,6 @@
 import ArgumentParser
 import CameraRTP
-import Foundation
+import Glibc
 import MediaCore
 import RTPSender
 import Transport
@@ -54,7 +54,7 @@ struct LoopbackCommand: CamrtpCommand {
         if let sdp { try SDPOutput.write(plan, to: sdp) }
         let sdpPath = temporarySDP?.path ?? sdp ?? ""
 
-        let receiver = try LoopbackReceiver(sdpPath: sdpPath, srtp: plan.srtpKey != nil, headless: headless)
+        let receiver = try await LoopbackReceiver.start(sdpPath: sdpPath, srtp: plan.srtpKey != nil, headless: headless)
         // A signal before or after the stream ends camrtp at once: take the receiver and the SDP along.
         let cleanup = StopSignals.addCleanup {
             receiver.terminate()

@@ -2,7 +2,7 @@ import ArgumentParser
 import Capture
 import FakeV4L2
 import CameraRTP
-import Foundation
+import Glibc
 import MediaCore
 import RTPSender
 import Transport
@@ -43,7 +43,7 @@ struct Main {
             say("\(error)")
             return 2
         case let error as RTPSenderError:
-            if case .socket(let socketError) = error, socketError.code == EADDRINUSE {
+            if case .socket(let socketError) = error, socketError.errno == .addressInUse {
                 say("\(error): another program uses that port; choose another --local-port")
                 return 2
             }

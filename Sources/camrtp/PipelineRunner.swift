@@ -1,5 +1,5 @@
 import CameraRTP
-import Foundation
+import Glibc
 
 /// Runs a pipeline for a command: stops it cleanly on SIGINT or SIGTERM, shows `--stats`, writes
 /// `--stats-json`, and turns a run-time failure into exit code 1 (bad input into 2).

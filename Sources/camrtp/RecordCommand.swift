@@ -2,7 +2,7 @@ import ArgumentParser
 import Capture
 import MediaCore
 import CameraRTP
-import Foundation
+import Glibc
 
 struct RecordCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
@@ -47,9 +47,9 @@ struct RecordCommand: CamrtpCommand {
         let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: frameRate))
         printNote("recording \(source.summary) to \(out)")
         let snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
-        printNote(String(
-            format: "wrote %d frames (%d dropped, %d keyframes), %d bytes, to %@; encode p50 %.1f ms",
-            snapshot.framesEncoded, snapshot.totalDropped, snapshot.keyframes, snapshot.bytesSent, out, snapshot.encodeMs.p50))
+        printNote(
+            "wrote \(snapshot.framesEncoded) frames (\(snapshot.totalDropped) dropped, \(snapshot.keyframes) keyframes), "
+                + "\(snapshot.bytesSent) bytes, to \(out); encode p50 \(DecimalText.fixed(snapshot.encodeMs.p50, decimals: 1)) ms")
     }
 }
 

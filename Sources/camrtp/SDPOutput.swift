@@ -1,5 +1,5 @@
 import CameraRTP
-import Foundation
+import Glibc
 import MediaCore
 
 /// Writes a plan's SDP where a receiver will read it, through `OutputFile`; an SDP that carries
@@ -26,7 +26,7 @@ final class TemporarySDPFile: Sendable {
     private let folder: String
 
     init(_ plan: SessionPlan) throws {
-        var folderTemplate = Array((NSTemporaryDirectory() + "camrtp-XXXXXX").utf8CString)
+        var folderTemplate = Array((Self.temporaryDirectory + "/camrtp-XXXXXX").utf8CString)
         guard let made = mkdtemp(&folderTemplate) else {
             throw CLIError.runtime("cannot make a temporary folder for the SDP: \(String(cString: strerror(errno)))")
         }
@@ -50,6 +50,13 @@ final class TemporarySDPFile: Sendable {
 
     deinit {
         remove()
+    }
+
+    /// `$TMPDIR`, or /tmp.
+    private static var temporaryDirectory: String {
+        guard let value = getenv("TMPDIR"), value.pointee != 0 else { return "/tmp" }
+        let path = String(cString: value)
+        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// Removes the file and its folder; safe to call again, and from a signal's clean-up.

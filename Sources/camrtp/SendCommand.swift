@@ -2,7 +2,8 @@ import Adaptation
 import ArgumentParser
 import CameraRTP
 import CongestionControl
-import Foundation
+import Glibc
+import MediaCore
 import RTPSender
 
 struct SendCommand: CamrtpCommand {
@@ -47,15 +48,13 @@ struct SendCommand: CamrtpCommand {
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
         let snapshot = try await control.serving(pipeline) { try await PipelineRunner.run(pipeline, stats: arguments.statsOptions) }
         let transport = sender.transportStatistics
-        var summary = String(
-            format: "sent %d frames in %d packets (%d dropped, %d keyframes), %.0f kbit/s, latency p50 %.1f ms p99 %.1f ms",
-            snapshot.framesEncoded, snapshot.packetsSent, snapshot.totalDropped, snapshot.keyframes, snapshot.bitrateKbps,
-            snapshot.latencyMs.p50, snapshot.latencyMs.p99)
+        var summary = "sent \(snapshot.framesEncoded) frames in \(snapshot.packetsSent) packets (\(snapshot.totalDropped) dropped, "
+            + "\(snapshot.keyframes) keyframes), \(DecimalText.fixed(snapshot.bitrateKbps, decimals: 0)) kbit/s, "
+            + "latency p50 \(DecimalText.fixed(snapshot.latencyMs.p50, decimals: 1)) ms p99 \(DecimalText.fixed(snapshot.latencyMs.p99, decimals: 1)) ms"
         if let sender = snapshot.sender, sender.rtcpReceived != .init() {
-            summary += String(
-                format: "; feedback: %d NACKed, %d retransmitted, %d keyframes on request", sender.nackedPackets,
-                sender.packetsRetransmitted, sender.keyframesOnRequest)
-            if let rtt = sender.rttMs { summary += String(format: ", RTT %.1f ms", rtt.p50) }
+            summary += "; feedback: \(sender.nackedPackets) NACKed, \(sender.packetsRetransmitted) retransmitted, "
+                + "\(sender.keyframesOnRequest) keyframes on request"
+            if let rtt = sender.rttMs { summary += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
         }
         if transport.connectionRefused > 0 { summary += "; \(transport.connectionRefused) refused (is the receiver running?)" }
         printNote(summary)

@@ -2,7 +2,7 @@ import Adaptation
 import ArgumentParser
 import Capture
 import CameraRTP
-import Foundation
+import Glibc
 import ImageEncoding
 import MediaCore
 

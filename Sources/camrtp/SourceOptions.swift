@@ -2,7 +2,7 @@ import ArgumentParser
 import Capture
 import FakeV4L2
 import CameraRTP
-import Foundation
+import Glibc
 import MediaCore
 import Synchronization
 

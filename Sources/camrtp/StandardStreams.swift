@@ -1,5 +1,6 @@
-import Foundation
+import Glibc
 import Synchronization
+import SystemPackage
 
 /// Standard output and standard error as camrtp writes them: with `write(2)`, never through
 /// `FileHandle`, which traps on a closed or full descriptor. Output on stdout is the command's
@@ -30,31 +31,22 @@ enum StandardStreams {
         guard !outputWasMissing.load(ordering: .relaxed) else {
             throw CLIError.runtime("cannot write to standard output: it is closed")
         }
-        if let code = write(text, to: STDOUT_FILENO) {
-            throw CLIError.runtime("cannot write to standard output: \(String(cString: strerror(code)))")
+        do {
+            try write(text, to: .standardOutput)
+        } catch {
+            throw CLIError.runtime("cannot write to standard output: \(error)")
         }
     }
 
     /// Writes `text` to standard error, ignoring failures.
     static func printError(_ text: String) {
-        _ = write(text, to: STDERR_FILENO)
+        try? write(text, to: .standardError)
     }
 
-    /// Writes all of `text`; returns the errno of a failed write.
-    private static func write(_ text: String, to fd: Int32) -> Int32? {
+    /// Writes all of `text`, retrying partial and interrupted writes.
+    private static func write(_ text: String, to fd: FileDescriptor) throws {
         var text = text
-        return text.withUTF8 { bytes -> Int32? in
-            var offset = 0
-            while offset < bytes.count, let base = bytes.baseAddress {
-                let written = Glibc.write(fd, base + offset, bytes.count - offset)
-                if written < 0 {
-                    if errno == EINTR { continue }
-                    return errno
-                }
-                offset += written
-            }
-            return nil
-        }
+        _ = try text.withUTF8 { bytes in try fd.writeAll(UnsafeRawBufferPointer(bytes)) }
     }
 }
 

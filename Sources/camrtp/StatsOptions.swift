@@ -1,6 +1,7 @@
 import ArgumentParser
 import CameraRTP
-import Foundation
+import FoundationEssentials
+import Glibc
 import MediaCore
 
 /// `--stats` and `--stats-json`.
@@ -45,18 +46,19 @@ struct LiveStatusLine {
         let fps = Double(snapshot.framesEncoded - (previous?.framesEncoded ?? 0)) / seconds
         let kbps = Double(snapshot.bytesSent - (previous?.bytesSent ?? 0)) * 8 / seconds / 1000
         previous = snapshot
-        return String(
-            format: "%6.1fs  %5.1f fps  %7.0f kbit/s  frames %d  dropped %d  keyframes %d  packets %d  latency p50 %.1f ms",
-            snapshot.durationSeconds, fps, kbps, snapshot.framesEncoded, snapshot.totalDropped, snapshot.keyframes,
-            snapshot.packetsSent, snapshot.latencyMs.p50) + (snapshot.sender.map(Self.network) ?? "")
+        return "\(DecimalText.fixed(snapshot.durationSeconds, decimals: 1, width: 6))s  "
+            + "\(DecimalText.fixed(fps, decimals: 1, width: 5)) fps  \(DecimalText.fixed(kbps, decimals: 0, width: 7)) kbit/s  "
+            + "frames \(snapshot.framesEncoded)  dropped \(snapshot.totalDropped)  keyframes \(snapshot.keyframes)  "
+            + "packets \(snapshot.packetsSent)  latency p50 \(DecimalText.fixed(snapshot.latencyMs.p50, decimals: 1)) ms"
+            + (snapshot.sender.map(Self.network) ?? "")
     }
 
     /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss and
     /// repairs; RTT and loss only once a receiver report came.
     private static func network(_ sender: SenderStatistics) -> String {
-        var text = String(format: "  target %.0f kbit/s", sender.targetBitrateKbps.last)
-        if let rtt = sender.rttMs { text += String(format: "  RTT %.0f ms", rtt.last) }
-        if let lost = sender.receiverFractionLost { text += String(format: "  loss %.1f%%", lost * 100) }
+        var text = "  target \(DecimalText.fixed(sender.targetBitrateKbps.last, decimals: 0)) kbit/s"
+        if let rtt = sender.rttMs { text += "  RTT \(DecimalText.fixed(rtt.last, decimals: 0)) ms" }
+        if let lost = sender.receiverFractionLost { text += "  loss \(DecimalText.fixed(lost * 100, decimals: 1))%" }
         if sender.nackedPackets > 0 { text += "  retransmitted \(sender.packetsRetransmitted)/\(sender.nackedPackets)" }
         return text
     }

@@ -4,6 +4,7 @@ import CV4L2
 import Foundation
 import MediaCore
 import Testing
+import SystemPackage
 
 /// The fake must refuse what the kernel refuses, or the capturer could pass tests it would fail
 /// on a real camera.
@@ -14,10 +15,10 @@ struct FakeDeviceContractTests {
 
     func call<Argument>(_ system: FakeV4L2System, _ fd: Int32, _ request: V4L2Request, _ argument: inout Argument) -> Int32 {
         withUnsafeMutablePointer(to: &argument) { pointer in
-            let result = Result { () throws(SystemErrno) in
+            let result = Result { () throws(Errno) in
                 try system.ioctl(fd, request: request.code, argument: UnsafeMutableRawPointer(pointer))
             }
-            if case .failure(let error) = result { return error.code }
+            if case .failure(let error) = result { return error.rawValue }
             return 0
         }
     }
@@ -80,7 +81,7 @@ struct FakeDeviceContractTests {
         try system.close(owner)
         try system.close(other)
         #expect(system.openFileCount == 0)
-        #expect(throws: SystemErrno(EBADF)) { try system.close(owner) }
+        #expect(throws: Errno(rawValue: EBADF)) { try system.close(owner) }
     }
 
     @Test func streamsFramesWithSequenceNumbersFlagsAndMonotonicTimestamps() throws {
@@ -124,7 +125,7 @@ struct FakeDeviceContractTests {
         var gone = buffer(0)
         #expect(call(system, fd, .dequeueBuffer, &gone) == ENODEV)
         try system.close(fd)
-        #expect(throws: SystemErrno(ENOENT)) { try system.open("/dev/video1", flags: O_RDWR) }
+        #expect(throws: Errno(rawValue: ENOENT)) { try system.open("/dev/video1", flags: O_RDWR) }
     }
 
     @Test func appliesTheControlFrameworkRules() throws {

@@ -5,6 +5,12 @@ import Foundation
 /// Programs are started with `posix_spawn`, with an empty signal mask and SIGINT and SIGTERM at
 /// their default action: the test runner blocks some signals, and a child would otherwise
 /// inherit that and never see the Ctrl-C a test sends it.
+///
+/// Not swift-subprocess, which camrtp's loopback receiver uses: its only entry point is a scoped
+/// `async` run that reaps the child before it returns, while the tests here need the process ID
+/// at once, a non-blocking `isRunning` and a blocking `wait(timeout:)` from synchronous code;
+/// bridging would park threads of the test runner's two-thread concurrency pool on a task that
+/// needs one of them.
 public struct ExternalTool: Sendable {
     public struct Result: Sendable {
         public let status: Int32

@@ -1,5 +1,6 @@
 import Glibc
 import RTP
+import SystemPackage
 import Transport
 
 /// A plain bound UDP socket on loopback that plays the remote peer in tests.
@@ -25,7 +26,7 @@ public final class LoopbackSocket {
         guard bound == 0 else {
             let code = errno
             Glibc.close(fd)
-            throw SocketError("bind test socket", code: code)
+            throw SocketError("bind test socket", errno: Errno(rawValue: code))
         }
         _ = withUnsafeMutablePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
@@ -61,7 +62,7 @@ public final class LoopbackSocket {
         let sent = withUnsafePointer(to: &storage) {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { sendto(fd, bytes, bytes.count, 0, $0, length) }
         }
-        guard sent == bytes.count else { throw SocketError("sendto test socket", code: errno) }
+        guard sent == bytes.count else { throw SocketError("sendto test socket", errno: Errno(rawValue: errno)) }
     }
 
     private static func loopback(ipv6: Bool, port: UInt16, host: UInt32 = 0x7F00_0001) -> (sockaddr_storage, socklen_t) {

@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import MediaCore
 
 /// Everything discovery finds, for `camrtp devices [--json]`: each camera with its formats,

@@ -1,4 +1,4 @@
-import Foundation
+import Glibc
 import Logging
 import MediaCore
 import Synchronization
@@ -184,7 +184,7 @@ public final class CameraVideoCapturer: VideoCapturer {
 
     /// Stops capture on another thread and calls `completion` when the device is released.
     public func stopCapture(completion: @escaping @Sendable () -> Void) {
-        Thread.detachNewThread { [self] in
+        _ = MediaThread(name: "camrtp.stop", joinable: false) { [self] in
             stopCapture()
             completion()
         }

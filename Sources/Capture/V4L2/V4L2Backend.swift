@@ -1,23 +1,13 @@
 import CV4L2
-import Foundation
-
-/// An errno value from a failed system call.
-public struct SystemErrno: Error, Equatable, Sendable {
-    public let code: Int32
-
-    public init(_ code: Int32) {
-        self.code = code
-    }
-
-    /// The C library's text for the code, such as "Invalid argument".
-    public var text: String { String(cString: strerror(code)) }
-}
+import FoundationEssentials
+import Glibc
+import SystemPackage
 
 /// Every call camrtp makes to a V4L2 device, and nothing else: the one seam between the capturer
 /// and the kernel, as Chromium's `V4L2CaptureDevice` is. `LibV4L2Backend` goes through libv4l2;
 /// `FakeV4L2System` implements the same contract in memory for tests and `fake-camera`.
 ///
-/// Calls report failure by throwing the errno they failed with and never retry; retrying on
+/// Calls report failure by throwing the `Errno` they failed with and never retry; retrying on
 /// `EINTR` and turning codes into `V4L2Error` happen in one place, `V4L2DeviceHandle`.
 public protocol V4L2Backend: Sendable {
     /// The `/dev/video*` nodes there are now, in any order.
@@ -25,15 +15,15 @@ public protocol V4L2Backend: Sendable {
     /// A name for the node that survives replugging and reboots (its `/dev/v4l/by-id` link).
     func persistentName(ofNode path: String) -> String?
     /// `open(2)`; returns the file descriptor.
-    func open(_ path: String, flags: Int32) throws(SystemErrno) -> Int32
-    func close(_ fd: Int32) throws(SystemErrno)
+    func open(_ path: String, flags: Int32) throws(Errno) -> Int32
+    func close(_ fd: Int32) throws(Errno)
     /// `ioctl(2)` with a pointer to the request's argument struct.
-    func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(SystemErrno)
+    func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(Errno)
     /// `mmap(2)` of a driver buffer, shared and readable/writable, at the offset `VIDIOC_QUERYBUF` gave.
-    func mmap(fd: Int32, length: Int, offset: Int64) throws(SystemErrno) -> UnsafeMutableRawPointer
-    func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(SystemErrno)
+    func mmap(fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer
+    func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(Errno)
     /// `poll(2)` on one descriptor; returns the `revents`, 0 when the timeout passed.
-    func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(SystemErrno) -> Int16
+    func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(Errno) -> Int16
 }
 
 /// The real devices, through libv4l2, which converts formats the camera lacks
@@ -59,34 +49,34 @@ public struct LibV4L2Backend: V4L2Backend {
         }
     }
 
-    public func open(_ path: String, flags: Int32) throws(SystemErrno) -> Int32 {
+    public func open(_ path: String, flags: Int32) throws(Errno) -> Int32 {
         let fd = camrtp_v4l2_open(path, flags)
-        guard fd >= 0 else { throw SystemErrno(errno) }
+        guard fd >= 0 else { throw Errno(rawValue: errno) }
         return fd
     }
 
-    public func close(_ fd: Int32) throws(SystemErrno) {
-        guard camrtp_v4l2_close(fd) == 0 else { throw SystemErrno(errno) }
+    public func close(_ fd: Int32) throws(Errno) {
+        guard camrtp_v4l2_close(fd) == 0 else { throw Errno(rawValue: errno) }
     }
 
-    public func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(SystemErrno) {
-        guard camrtp_v4l2_ioctl(fd, request, argument) == 0 else { throw SystemErrno(errno) }
+    public func ioctl(_ fd: Int32, request: UInt, argument: UnsafeMutableRawPointer) throws(Errno) {
+        guard camrtp_v4l2_ioctl(fd, request, argument) == 0 else { throw Errno(rawValue: errno) }
     }
 
-    public func mmap(fd: Int32, length: Int, offset: Int64) throws(SystemErrno) -> UnsafeMutableRawPointer {
+    public func mmap(fd: Int32, length: Int, offset: Int64) throws(Errno) -> UnsafeMutableRawPointer {
         let address = camrtp_v4l2_mmap(nil, length, PROT_READ | PROT_WRITE, MAP_SHARED, fd, offset)
-        guard let address, address != camrtp_map_failed() else { throw SystemErrno(errno) }
+        guard let address, address != camrtp_map_failed() else { throw Errno(rawValue: errno) }
         return address
     }
 
-    public func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(SystemErrno) {
-        guard camrtp_v4l2_munmap(address, length) == 0 else { throw SystemErrno(errno) }
+    public func munmap(_ address: UnsafeMutableRawPointer, length: Int) throws(Errno) {
+        guard camrtp_v4l2_munmap(address, length) == 0 else { throw Errno(rawValue: errno) }
     }
 
-    public func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(SystemErrno) -> Int16 {
+    public func poll(_ fd: Int32, events: Int16, timeoutMs: Int32) throws(Errno) -> Int16 {
         var descriptor = pollfd(fd: fd, events: events, revents: 0)
         let ready = Glibc.poll(&descriptor, 1, timeoutMs)
-        guard ready >= 0 else { throw SystemErrno(errno) }
+        guard ready >= 0 else { throw Errno(rawValue: errno) }
         return ready == 0 ? 0 : descriptor.revents
     }
 }

@@ -1,5 +1,6 @@
 import CV4L2
-import Foundation
+import Glibc
+import SystemPackage
 
 /// An open V4L2 node and the driver buffers mapped from it. It lives on one thread at a time;
 /// `deinit` unmaps every buffer and closes the descriptor, so dropping it frees everything.
@@ -22,7 +23,7 @@ final class V4L2DeviceHandle {
     init(path: String, backend: any V4L2Backend) throws(V4L2Error) {
         self.path = path
         self.backend = backend
-        fd = try Self.retrying(operation: "open", path: path) { () throws(SystemErrno) in
+        fd = try Self.retrying(operation: "open", path: path) { () throws(Errno) in
             try backend.open(path, flags: O_RDWR | O_NONBLOCK)
         }
     }
@@ -38,7 +39,7 @@ final class V4L2DeviceHandle {
         let backend = backend, fd = fd
         let result: Result<Void, V4L2Error> = withUnsafeMutablePointer(to: &argument) { pointer in
             Result { () throws(V4L2Error) in
-                try Self.retrying(operation: request.name, path: path) { () throws(SystemErrno) in
+                try Self.retrying(operation: request.name, path: path) { () throws(Errno) in
                     try backend.ioctl(fd, request: request.code, argument: UnsafeMutableRawPointer(pointer))
                 }
             }
@@ -62,10 +63,10 @@ final class V4L2DeviceHandle {
     func pollForFrame(timeoutMs: Int32) throws(V4L2Error) -> Int16 {
         do {
             return try backend.poll(fd, events: Int16(POLLIN | POLLPRI), timeoutMs: timeoutMs)
-        } catch where error.code == EINTR {
+        } catch .interrupted {
             return 0
         } catch {
-            throw V4L2Error(operation: "poll", path: path, code: error.code)
+            throw V4L2Error(operation: "poll", path: path, code: error.rawValue)
         }
     }
 
@@ -87,7 +88,7 @@ final class V4L2DeviceHandle {
             try ioctl(.queryBuffer, &buffer)
             let length = Int(buffer.length), offset = Int64(buffer.m.offset)
             let backend = backend, fd = fd
-            let memory = try Self.retrying(operation: "mmap", path: path) { () throws(SystemErrno) in
+            let memory = try Self.retrying(operation: "mmap", path: path) { () throws(Errno) in
                 try backend.mmap(fd: fd, length: length, offset: offset)
             }
             buffers.append(MappedBuffer(memory: memory, length: length))
@@ -109,15 +110,15 @@ final class V4L2DeviceHandle {
     }
 
     private static func retrying<Value>(
-        operation: String, path: String, _ call: () throws(SystemErrno) -> Value
+        operation: String, path: String, _ call: () throws(Errno) -> Value
     ) throws(V4L2Error) -> Value {
         while true {
             do {
                 return try call()
-            } catch where error.code == EINTR {
+            } catch .interrupted {
                 continue
             } catch {
-                throw V4L2Error(operation: operation, path: path, code: error.code)
+                throw V4L2Error(operation: operation, path: path, code: error.rawValue)
             }
         }
     }

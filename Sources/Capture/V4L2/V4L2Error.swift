@@ -1,4 +1,5 @@
-import Foundation
+import Glibc
+import SystemPackage
 
 /// A V4L2 call that failed, with the operation, the device and the errno it failed with:
 /// `V4L2Error: VIDIOC_S_FMT on /dev/video0 failed: Invalid argument (errno 22)`.
@@ -18,7 +19,7 @@ public struct V4L2Error: Error, CustomStringConvertible, Sendable, Equatable {
     public var isDeviceGone: Bool { code == ENODEV || code == ENXIO || code == ENOENT }
 
     public var description: String {
-        var text = "V4L2Error: \(operation) on \(path) failed: \(SystemErrno(code).text) (errno \(code))"
+        var text = "V4L2Error: \(operation) on \(path) failed: \(Errno(rawValue: code).description) (errno \(code))"
         switch code {
         case EACCES, EPERM:
             text += ". Cameras belong to the `video` group: add the user with `sudo usermod -aG video $USER`, then log out and in again."

@@ -1,5 +1,5 @@
 import CV4L2
-import Foundation
+import Glibc
 import MediaCore
 
 /// A device configured for streaming: the format and rate it agreed to, its mapped buffers,
