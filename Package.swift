@@ -83,7 +83,7 @@ let package = Package(
             path: "Tests/TestSupport"),
         .testTarget(name: "MediaCoreTests", dependencies: ["MediaCore", "TestSupport"]),
         .testTarget(name: "FrameProcessingTests", dependencies: ["FrameProcessing", "MediaCore", "CYUV", "Capture", "TestSupport"]),
-        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2", systemPackage]),
+        .testTarget(name: "CaptureTests", dependencies: ["Capture", "FakeV4L2", "FrameProcessing", "MediaCore", "CV4L2", "TestSupport", systemPackage]),
         .testTarget(name: "SourceTests", dependencies: ["Capture", "MediaCore", "TestSupport"]),
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "ImageEncoding", "MediaCore", "TestSupport"]),
         .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "MediaCore", "TestSupport"]),

@@ -2,6 +2,7 @@ import Capture
 import FrameProcessing
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 @testable import Adaptation
 
@@ -394,7 +395,7 @@ func isIdentical(_ a: I420Buffer, _ b: I420Buffer) -> Bool {
         let captureThread = MediaThread(name: "test.capture") {
             source.capturer(capturer, didCapture: input)
         }
-        let giveUpNs = MonotonicClock.nowNs() + 10_000_000_000
+        let giveUpNs = TestPatience.deadlineNs
         while !sink.inCall.load(ordering: .sequentiallyConsistent), MonotonicClock.nowNs() < giveUpNs {
             MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + 1_000_000)
         }
@@ -425,7 +426,7 @@ func isIdentical(_ a: I420Buffer, _ b: I420Buffer) -> Bool {
         _ = source.addSink(sink)
         camera.delegate = source
         camera.startCapture()
-        let giveUpNs = MonotonicClock.nowNs() + 20_000_000_000
+        let giveUpNs = TestPatience.deadlineNs
         while sink.indices.withLock({ $0.count }) < 30, MonotonicClock.nowNs() < giveUpNs {
             MonotonicClock.sleep(untilNs: MonotonicClock.nowNs() + 2_000_000)
         }

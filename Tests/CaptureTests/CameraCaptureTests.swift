@@ -4,6 +4,7 @@ import Foundation
 import FrameProcessing
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// The device and the format of `pixelFormat` at `width × height` from a capturer.
@@ -109,7 +110,7 @@ struct CameraCaptureTests {
         capturer.delegate = delegate
         let (device, format) = try pick(capturer, .yuyv, 320, 240)
         #expect(try start(capturer, device: device, format: format, fps: 30) == nil)
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = TestPatience.deadline
         while system.openFileCount > 0, Date() < deadline { usleep(10_000) }
         #expect(system.openFileCount == 0 && system.liveMappingCount == 0)
         #expect(delegate.frames.load(ordering: .relaxed) == 1)

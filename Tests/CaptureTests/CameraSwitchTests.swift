@@ -3,6 +3,7 @@ import FakeV4L2
 import Foundation
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 
 /// Keeps the size, rotation and time of every frame, and no picture.
@@ -29,7 +30,7 @@ final class SwitchFrameLog: VideoCapturerDelegate {
 
     /// Waits, polling the log, until `condition` holds or 10 s pass.
     func wait(until condition: ([Entry]) -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = TestPatience.deadline
         while Date() < deadline {
             if condition(frames) { return true }
             usleep(5_000)
@@ -131,7 +132,7 @@ final class SwitchFrameLog: VideoCapturerDelegate {
         let error = try #require(try Self.switchCamera(camera, to: 1) as? V4L2Error)
         #expect(error.code == EIO)
         // Nothing delivers any more, so the delegate hears of it (a pipeline then stops).
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = TestPatience.deadline
         while log.errors.isEmpty && Date() < deadline { usleep(5_000) }
         #expect(log.errors.count == 1 && log.errors.first?.contains("VIDIOC_STREAMON on /dev/video1") == true)
         camera.capturer.stopCapture()

@@ -3,6 +3,7 @@ import Capture
 import Foundation
 import MediaCore
 import Synchronization
+import TestSupport
 
 /// Records every delegate call and lets a test wait, with a bound, for a condition on them.
 final class RecordingDelegate: VideoCapturerDelegate {
@@ -45,7 +46,7 @@ final class RecordingDelegate: VideoCapturerDelegate {
     }
 
     /// Polls `condition` every 10 ms for up to `seconds`; returns whether it came true.
-    func wait(seconds: Double = 5, until condition: (Record) -> Bool) -> Bool {
+    func wait(seconds: Double = TestPatience.seconds, until condition: (Record) -> Bool) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
             if condition(snapshot) { return true }

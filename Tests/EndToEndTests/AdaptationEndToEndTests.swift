@@ -22,7 +22,7 @@ extension EndToEnd {
             #expect(Receivers.waitUntilListening(receiver, port: port))
             let send = try CamrtpBinary.run(["send"] + arguments + ["--stats-json", statsPath])
             #expect(send.status == 0, "\(send.stderr)")
-            #expect(!receiver.wait(timeout: 15).timedOut)
+            #expect(!receiver.wait(timeout: TestPatience.seconds).timedOut)
             let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any] ?? [:]
             return (try DecodedClip(path: output, source: []), stats)
         }
@@ -69,7 +69,7 @@ extension EndToEnd {
             // The signal lands in a stream that is running, however long the start took.
             let seen = receiver.waitForFrames(5)
             kill(sender.pid, signal)
-            let result = sender.wait(timeout: 10)
+            let result = sender.wait(timeout: TestPatience.seconds)
             #expect(!result.timedOut)
             #expect(result.status == 0, "\(result.stderr)")
             let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any]

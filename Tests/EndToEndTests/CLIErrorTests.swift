@@ -48,7 +48,7 @@ extension EndToEnd {
              "camrtp: --pace fast is for file and test sources; a camera runs in real time"),
         ])
         func badInputExitsWithTwo(arguments: [String], message: String) throws {
-            let result = try CamrtpBinary.run(arguments, timeout: 20)
+            let result = try CamrtpBinary.run(arguments, timeout: TestPatience.seconds)
             #expect(result.status == 2, "exit \(result.status): \(result.stderr)")
             #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n").filter { !$0.hasPrefix("camrtp: recording") && !$0.hasPrefix("camrtp: no camera") }

@@ -73,7 +73,7 @@ extension EndToEnd {
             ])
             #expect(Self.waitUntilCaught(signal, pid: running.pid), "camrtp never caught the signal")
             kill(running.pid, signal)
-            let result = running.wait(timeout: 20)
+            let result = running.wait(timeout: TestPatience.seconds)
             #expect(!result.timedOut)
             #expect(result.status == 128 + signal, "\(result.stderr)")
             #expect(!FileManager.default.fileExists(atPath: folder.file("never.ivf")))
@@ -87,7 +87,7 @@ extension EndToEnd {
             ])
             #expect(receiver.waitForFrames(5) == 5)
             kill(running.pid, SIGINT)
-            let result = running.wait(timeout: 20)
+            let result = running.wait(timeout: TestPatience.seconds)
             #expect(!result.timedOut)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("camrtp: sent "))
@@ -95,7 +95,7 @@ extension EndToEnd {
 
         /// Waits (at most 20 s) until `pid` has a handler for `signal` (`SigCgt` in its status).
         static func waitUntilCaught(_ signal: Int32, pid: pid_t) -> Bool {
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = TestPatience.deadline
             while Date() < deadline {
                 let status = (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) ?? ""
                 if let line = status.split(separator: "\n").first(where: { $0.hasPrefix("SigCgt:") }),
@@ -177,7 +177,7 @@ extension EndToEnd {
                 "loopback", "--source", "testsrc:64x48", "--srtp", "--headless", "--port", "\(port)", "--duration", "60",
             ])
             #expect(UDPPorts.waitUntilBound(port) { running.isRunning })
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = TestPatience.deadline
             while (try? FileManager.default.contentsOfDirectory(atPath: temporary))?.isEmpty == false && Date() < deadline {
                 usleep(10_000)
             }

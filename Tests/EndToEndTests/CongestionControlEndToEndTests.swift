@@ -15,7 +15,9 @@ extension EndToEnd {
             try #require(ExternalTool.locate("gst-launch-1.0") != nil, "\(Self.gstreamerMissing)")
             let media = try LoopbackSocket(ipv6: false), feedback = try LoopbackSocket(ipv6: false)
             let rtpPort = UDPPorts.freePair()
-            let receiver = try GStreamerTWCCReceiver(rtpPort: rtpPort, feedbackPort: feedback.endpoint.port).start()
+            var gstreamer = GStreamerRtpbin(rtpPort: rtpPort, feedbackPort: feedback.endpoint.port, output: nil)
+            gstreamer.twccExtensionID = 3
+            let receiver = try gstreamer.start()
             defer {
                 receiver.interrupt()
                 _ = receiver.wait(timeout: 10)

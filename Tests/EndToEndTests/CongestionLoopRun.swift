@@ -87,8 +87,9 @@ struct CongestionLoopRun {
             let relay = try ImpairmentRelay(
                 lanes: [.init(targetPort: rtpPort), .init(targetPort: rtpPort + 1)],
                 options: bottleneck + delay + ["--packet-log", packetLog])
-            var receiver = GStreamerTWCCReceiver(rtpPort: rtpPort, feedbackPort: relay.lanes[1].innerPort)
-            receiver.sendsNACKs = receiverSendsNACKs
+            var receiver = GStreamerRtpbin(rtpPort: rtpPort, feedbackPort: relay.lanes[1].innerPort, output: nil)
+            receiver.twccExtensionID = 3
+            receiver.retransmission = receiverSendsNACKs ? .resend : .off
             do {
                 return (relay, try receiver.start())
             } catch where attempt < 3 {

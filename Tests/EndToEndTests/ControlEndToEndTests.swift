@@ -33,7 +33,7 @@ extension EndToEnd {
 
         /// Runs `camrtp ctl --socket SOCKET words…`.
         static func ctl(_ socket: String, _ words: String...) throws -> ExternalTool.Result {
-            try CamrtpBinary.run(["ctl", "--socket", socket] + words, timeout: 20)
+            try CamrtpBinary.run(["ctl", "--socket", socket] + words, timeout: TestPatience.seconds)
         }
 
         static func reply(_ result: ExternalTool.Result) throws -> StreamControlReply {
@@ -42,7 +42,7 @@ extension EndToEnd {
 
         /// Asks for stats until `condition` holds (at most 20 s): the stream's own count, not the clock.
         static func waitForStats(_ socket: String, until condition: (StreamControlReply) -> Bool) throws -> Bool {
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = TestPatience.deadline
             while Date() < deadline {
                 let result = try ctl(socket, "stats")
                 if result.status == 0, condition(try reply(result)) { return true }
@@ -52,7 +52,7 @@ extension EndToEnd {
         }
 
         static func waitForSocket(_ path: String, while running: ExternalTool.Running) -> Bool {
-            let deadline = Date().addingTimeInterval(20)
+            let deadline = TestPatience.deadline
             while Date() < deadline && running.isRunning {
                 var status = stat()
                 if lstat(path, &status) == 0 { return status.st_mode & S_IFMT == S_IFSOCK }
@@ -106,9 +106,9 @@ extension EndToEnd {
             #expect(try Self.waitForStats(socket) { ($0.stats?.framesEncoded ?? 0) >= encoded + 30 })
 
             send.interrupt()
-            let sent = send.wait(timeout: 20)
+            let sent = send.wait(timeout: TestPatience.seconds)
             #expect(sent.status == 0, "\(sent.stderr)")
-            let received = receiver.wait(timeout: 20)
+            let received = receiver.wait(timeout: TestPatience.seconds)
             #expect(!received.timedOut)
             #expect(!FileManager.default.fileExists(atPath: socket), "the socket goes with the stream")
 
@@ -168,7 +168,7 @@ extension EndToEnd {
                 #expect(result.stderr == message)
             }
             send.interrupt()
-            #expect(send.wait(timeout: 20).status == 0)
+            #expect(send.wait(timeout: TestPatience.seconds).status == 0)
         }
     }
 }

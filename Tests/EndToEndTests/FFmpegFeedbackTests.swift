@@ -21,9 +21,9 @@ extension EndToEnd {
             try #require(Receivers.waitUntilListening(player, port: port), "ffplay did not open the session: \(player.output(.stderr))")
             let send = try CamrtpBinary.run(["send"] + common)
             #expect(send.status == 0, "\(send.stderr)")
-            let last = player.waitForLine(in: .stderr, timeout: 30) { Receivers.showinfoFrameNumber($0) == clip.frames.count - 1 }
+            let last = player.waitForLine(in: .stderr, timeout: TestPatience.seconds) { Receivers.showinfoFrameNumber($0) == clip.frames.count - 1 }
             player.interrupt()
-            let played = player.wait(timeout: 10)
+            let played = player.wait(timeout: TestPatience.seconds)
             let pictures = played.stderr.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).compactMap { Receivers.showinfoFrameNumber($0) }
             #expect(last != nil, "ffplay decoded \(pictures.count) pictures: \(played.stderr.suffix(2_000))")
             #expect(pictures == Array(0..<clip.frames.count))
@@ -51,7 +51,7 @@ extension EndToEnd {
                 "send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
                 "--bitrate", "1000", "--stats-json", statsPath,
             ])
-            let received = receiver.wait(timeout: 30)  // ffmpeg ends 2 s after the last packet
+            let received = receiver.wait(timeout: TestPatience.seconds)  // ffmpeg ends 2 s after the last packet
             let relayStats = try relay.stop()
             #expect(send.status == 0, "\(send.stderr)")
             #expect(!received.timedOut)

@@ -23,7 +23,7 @@ extension EndToEnd {
             #expect(Receivers.waitUntilListening(receiver, port: port))
             let statsPath = clip.folder.file("stats-\(port).json")
             let send = try CamrtpBinary.run(["send"] + common + ["--stats-json", statsPath])
-            let received = receiver.wait(timeout: 15)
+            let received = receiver.wait(timeout: TestPatience.seconds)
             #expect(!received.timedOut, "ffmpeg did not stop after the stream ended")
             let decoded = FileManager.default.fileExists(atPath: output)
                 ? try DecodedClip(path: output, source: clip.frames)

@@ -27,7 +27,7 @@ extension EndToEnd {
             let send = try CamrtpBinary.run(["send"] + arguments + ["--frames", "\(frames)", "--bitrate", "2000", "--stats-json", statsPath])
             let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any]
             let encoded = stats?["framesEncoded"] as? Int ?? -1
-            #expect(!receiver.wait(timeout: 15).timedOut)
+            #expect(!receiver.wait(timeout: TestPatience.seconds).timedOut)
             // The fake camera draws the test pattern, numbered from its first frame.
             let width = 640, height = 480
             let renderer = TestPatternRenderer(width: width, height: height)

@@ -72,7 +72,7 @@ extension EndToEnd {
             }
             // The BYE left 50 ms after the last media packet; anything still queued is read.
             while let packet = rtp.receive(timeoutMilliseconds: 0) { try receive(packet) }
-            let sent = sender.wait(timeout: 30)
+            let sent = sender.wait(timeout: TestPatience.seconds)
             #expect(sent.status == 0, "camrtp must survive the flood: \(sent.stderr)")
 
             let stats = try FeedbackRun.stats(at: statsPath)

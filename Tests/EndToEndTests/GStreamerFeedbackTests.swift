@@ -92,13 +92,10 @@ extension EndToEnd {
             early.close()
             try #require(framesMissed == 15, "the stream did not start: \(sender.output(.stderr))")
 
-            // camrtp reads feedback only from the receiver's RTCP address, so GStreamer sends from
-            // it (bind-port), and then never reads our SRs: no RTT here, none needed.
             let gstreamer = GStreamerRtpbin(rtpPort: receiverPort, feedbackPort: localPort + 1, output: output)
             let started = ContinuousClock.now
             let receiver = try gstreamer.start()
             defer { if receiver.isRunning { receiver.interrupt(); _ = receiver.wait(timeout: 10) } }
-            try #require(Receivers.waitUntilListening(receiver, port: receiverPort))
             let listening = ContinuousClock.now
             let file = GrowingY4MFile(path: output)
             let first = try #require(file.nextFrame(), "the late receiver decoded nothing: \(receiver.output(.stderr))")
@@ -106,7 +103,7 @@ extension EndToEnd {
             let firstIndex = try #require(TestPatternRenderer.readIndex(from: first))
             let last = try #require(file.waitForFrame { _, position in position == 29 }, "the late receiver stopped decoding")
             sender.interrupt()
-            let sent = sender.wait(timeout: 30)
+            let sent = sender.wait(timeout: TestPatience.seconds)
             receiver.interrupt()
             _ = receiver.wait(timeout: 10)
             #expect(sent.status == 0, "\(sent.stderr)")
@@ -138,7 +135,6 @@ extension EndToEnd {
             gstreamer.twccExtensionID = 3
             let receiver = try gstreamer.start()
             defer { if receiver.isRunning { receiver.interrupt(); _ = receiver.wait(timeout: 10) } }
-            try #require(Receivers.waitUntilListening(receiver, port: receiverPort))
             let sent = try CamrtpBinary.run([
                 "send", "--source", "testsrc:320x240@30", "--frames", "90", "--to", "127.0.0.1:\(receiverPort)",
                 "--local-port", "\(localPort)", "--bitrate", "600", "--stats-json", statsPath,
@@ -185,11 +181,9 @@ extension EndToEnd {
             let output = clip.folder.file("gst-\(receiverPort).y4m"), statsPath = clip.folder.file("stats-\(receiverPort).json")
             var gstreamer = GStreamerRtpbin(rtpPort: receiverPort, feedbackPort: relay.lanes[1].innerPort, output: output)
             gstreamer.retransmission = retransmission
-            gstreamer.bindsFeedbackPort = false  // the relay forwards from any port; GStreamer then reads our SRs
             gstreamer.latencyMs = latencyMs
             let receiver = try gstreamer.start()
             defer { if receiver.isRunning { receiver.interrupt(); _ = receiver.wait(timeout: 10) } }
-            try #require(Receivers.waitUntilListening(receiver, port: receiverPort) && Receivers.waitUntilListening(receiver, port: receiverPort + 1))
 
             var arguments = [
                 "send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
@@ -201,10 +195,10 @@ extension EndToEnd {
             // releases frames in order. The idle timeout only bounds a receiver that stopped.
             let file = GrowingY4MFile(path: output)
             _ = file.waitForFrame { frame, _ in (TestPatternRenderer.readIndex(from: frame) ?? 0) >= judgedFrames }
-            let sent = sender.wait(timeout: 120)
+            let sent = sender.wait(timeout: TestPatience.seconds)
             #expect(sent.status == 0, "\(sent.stderr)")
             receiver.interrupt()
-            let received = receiver.wait(timeout: 10)
+            let received = receiver.wait(timeout: TestPatience.seconds)
             #expect(!received.timedOut, "gst-launch did not stop on SIGINT: \(received.stderr)")
             let relayStats = try relay.stop()
             let decoded = try DecodedClip(path: output, source: clip.frames)

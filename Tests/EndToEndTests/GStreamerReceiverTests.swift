@@ -16,7 +16,7 @@ extension EndToEnd {
             // The jitter buffer holds 200 ms: stop once the last frame is in the file.
             #expect(Y4MFile.waitForFrames(60, in: output, width: 320, height: 240))
             receiver.interrupt()
-            let result = receiver.wait(timeout: 10)
+            let result = receiver.wait(timeout: TestPatience.seconds)
             #expect(!result.timedOut, "gst-launch did not stop on SIGINT: \(result.stderr)")
             let decoded = try DecodedClip(path: output, source: clip.frames)
             #expect(decoded.count == 60)

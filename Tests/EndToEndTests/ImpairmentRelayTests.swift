@@ -135,12 +135,12 @@ extension EndToEnd {
                 (["--lane", "0:127.0.0.1:5004", "--reverse-schedule", "0:800,0:400"], "impairment_relay: --reverse-schedule '0:800,0:400': times must increase"),
                 (["--frobnicate"], "impairment_relay: unrecognized arguments: --frobnicate"),
             ] {
-                let result = try ImpairmentRelay.python.run([script] + arguments, timeout: 30)
+                let result = try ImpairmentRelay.python.run([script] + arguments, timeout: TestPatience.seconds)
                 #expect(result.status == 2, "\(arguments): exit \(result.status)")
                 #expect(result.stderr.hasPrefix(message), "\(result.stderr)")
                 #expect(result.stderr.split(separator: "\n").count == 1, "one line: \(result.stderr)")
             }
-            let help = try ImpairmentRelay.python.run([script, "--help"], timeout: 30)
+            let help = try ImpairmentRelay.python.run([script, "--help"], timeout: TestPatience.seconds)
             #expect(help.status == 0)
             #expect(help.stdout.contains("--forward-queue-ms") && help.stdout.contains("SplitMix64"))
         }
@@ -178,7 +178,7 @@ extension EndToEnd {
 
 extension LoopbackSocket {
     /// The next datagram and the port it came from, or nil if none arrives within the timeout.
-    fileprivate func receiveWithSource(timeoutMilliseconds: Int32 = 10_000) -> (bytes: [UInt8], sourcePort: UInt16)? {
+    fileprivate func receiveWithSource(timeoutMilliseconds: Int32 = TestPatience.milliseconds) -> (bytes: [UInt8], sourcePort: UInt16)? {
         guard waitUntilReadable(timeoutMilliseconds: timeoutMilliseconds) else { return nil }
         var buffer = [UInt8](repeating: 0, count: 65_536)
         var source = sockaddr_in()

@@ -44,9 +44,9 @@ extension EndToEnd {
 
             let output = folder.file("viewer.y4m")
             let viewer = try JanusServer.startViewer(mountpoint: 1, frames: Self.framesToDecode, output: output, in: namespace)
-            let finished = viewer.wait(timeout: 120)
+            let finished = viewer.wait(timeout: TestPatience.seconds)
             sender.interrupt()
-            let sent = sender.wait(timeout: 30)
+            let sent = sender.wait(timeout: TestPatience.seconds)
             let log = janus.stop()
             #expect(finished.status == 0, "viewer: \(finished.stdout) \(finished.stderr)\nJanus: \(log.suffix(3_000))")
             #expect(sent.status == 0, "\(sent.stderr)")

@@ -26,7 +26,7 @@ extension EndToEnd {
                 if framesSeen == 10 { residentEarly = resident }
                 if framesSeen > 10 { residentPeak = max(residentPeak, resident) }
             }
-            let result = sender.wait(timeout: 60)
+            let result = sender.wait(timeout: TestPatience.seconds)
             #expect(result.status == 0, "\(result.stderr)")
 
             let stats = try #require(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any])

@@ -36,7 +36,7 @@ final class MemoryTransport: MediaTransport, @unchecked Sendable {
     /// Waits until what was sent satisfies `done` (bounded only against a hang) and returns it all.
     func waitForSent(until done: ([[UInt8]]) -> Bool) -> [[UInt8]] {
         condition.withLock {
-            let giveUp = Date().addingTimeInterval(20)
+            let giveUp = TestPatience.deadline
             while !done(sent), condition.wait(until: giveUp) {}
             return sent
         }

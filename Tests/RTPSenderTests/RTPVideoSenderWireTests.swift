@@ -60,7 +60,7 @@ struct PlayedReceiver {
     func receiveFrames(_ frames: Int) -> [[UInt8]] {
         var packets: [[UInt8]] = []
         var ended = 0
-        while ended < frames, let packet = rtp.receive(timeoutMilliseconds: 20_000) {
+        while ended < frames, let packet = rtp.receive(timeoutMilliseconds: TestPatience.milliseconds) {
             packets.append(packet)
             if let header = try? RTPHeader(parsing: packet), header.marker { ended += 1 }
         }
@@ -75,7 +75,7 @@ struct PlayedReceiver {
     /// RTCP the sender sent, until it sends BYE.
     func reportsUntilBye() throws -> [RTCPCompoundPacket] {
         var reports: [RTCPCompoundPacket] = []
-        while let datagram = rtcp.receive(timeoutMilliseconds: 20_000) {
+        while let datagram = rtcp.receive(timeoutMilliseconds: TestPatience.milliseconds) {
             let report = try RTCPCompoundPacket(parsing: datagram)
             reports.append(report)
             if report.packets.contains(where: { if case .bye = $0 { true } else { false } }) { break }
@@ -153,7 +153,7 @@ struct PlayedReceiver {
         #expect(original.count == 5)
         let lost = try RTPHeader(parsing: original[2]).sequenceNumber
         try receiver.sendFeedback([.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, lostSequenceNumbers: [lost]))])
-        let repaired = try #require(receiver.rtp.receive(timeoutMilliseconds: 20_000))
+        let repaired = try #require(receiver.rtp.receive(timeoutMilliseconds: TestPatience.milliseconds))
         #expect(repaired == original[2])
         try receiver.sender.finish()
         let statistics = try #require(receiver.pipeline.statistics)
@@ -174,7 +174,7 @@ struct PlayedReceiver {
         let lost = try original[1...2].map { try RTPHeader(parsing: $0).sequenceNumber }
         try receiver.sendFeedback([.genericNACK(RTCPGenericNACK(senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, lostSequenceNumbers: lost))])
         var repairs: [[UInt8]] = []
-        while repairs.count < 2, let packet = receiver.rtp.receive(timeoutMilliseconds: 20_000) { repairs.append(packet) }
+        while repairs.count < 2, let packet = receiver.rtp.receive(timeoutMilliseconds: TestPatience.milliseconds) { repairs.append(packet) }
         try receiver.sender.finish()
         let headers = try repairs.map { try RTPHeader(parsing: $0) }
         #expect(headers.allSatisfy { $0.ssrc == 0xBEEF && $0.payloadType == 97 })
@@ -226,7 +226,7 @@ struct PlayedReceiver {
         let receiver = try PlayedReceiver()
         try receiver.sender.consume(testFrames([900])[0])
         _ = receiver.receiveFrames(1)
-        let datagram = try #require(receiver.rtcp.receive(timeoutMilliseconds: 20_000))
+        let datagram = try #require(receiver.rtcp.receive(timeoutMilliseconds: TestPatience.milliseconds))
         guard case .senderReport(let report)? = try RTCPCompoundPacket(parsing: datagram).packets.first else {
             Issue.record("the first RTCP is not an SR")
             return

@@ -230,7 +230,7 @@ struct SessionDescriptionFFmpegTests {
         return try ExternalTool("ffmpeg").run([
             "-hide_banner", "-nostdin", "-loglevel", "verbose", "-listen_timeout", "1",
             "-protocol_whitelist", "file,udp,rtp,srtp", "-f", "sdp", "-i", file, "-frames:v", "1", "-f", "null", "-",
-        ], timeout: 10).stderr
+        ], timeout: TestPatience.seconds).stderr
     }
 
     private func expectVP8Stream(in log: String) {

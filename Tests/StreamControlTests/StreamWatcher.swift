@@ -46,7 +46,7 @@ final class StreamWatcher: @unchecked Sendable {
     /// Waits until `condition` holds for the frames so far, at most 20 s, without holding a
     /// thread of the concurrency pool.
     func wait(until condition: ([Frame]) -> Bool) async -> Bool {
-        let deadline = MonotonicClock.nowNs() + 20_000_000_000
+        let deadline = TestPatience.deadlineNs
         while MonotonicClock.nowNs() < deadline {
             if condition(frames) { return true }
             try? await Task.sleep(nanoseconds: 2_000_000)

@@ -11,7 +11,7 @@ public enum CamrtpBinary {
     public static var tool: ExternalTool { ExternalTool(path) }
 
     /// Runs `camrtp` with `arguments` to completion (at most `timeout` seconds).
-    public static func run(_ arguments: [String], timeout: Double = 60) throws -> ExternalTool.Result {
+    public static func run(_ arguments: [String], timeout: Double = TestPatience.seconds) throws -> ExternalTool.Result {
         try tool.run(arguments, timeout: timeout)
     }
 
@@ -23,7 +23,7 @@ public enum CamrtpBinary {
     }
 
     /// `startInShell` run to completion (at most `timeout` seconds).
-    public static func runInShell(_ script: String, _ arguments: [String], timeout: Double = 60) throws -> ExternalTool.Result {
+    public static func runInShell(_ script: String, _ arguments: [String], timeout: Double = TestPatience.seconds) throws -> ExternalTool.Result {
         try startInShell(script, arguments).wait(timeout: timeout)
     }
 }
@@ -40,7 +40,7 @@ public enum UDPPorts {
 
     /// Waits until some program has bound UDP `port` (at most 20 s); false if none did.
     public static func waitUntilBound(_ port: UInt16, while condition: () -> Bool = { true }) -> Bool {
-        LocalUDPPort.waitUntilBound(port, timeoutSeconds: 20, while: condition)
+        LocalUDPPort.waitUntilBound(port, timeoutSeconds: TestPatience.seconds, while: condition)
     }
 
     private static func canBind(_ port: UInt16) -> Bool {

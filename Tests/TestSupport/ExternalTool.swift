@@ -40,7 +40,7 @@ public struct ExternalTool: Sendable {
     }
 
     /// Runs to completion or until `timeout` seconds pass (then it is stopped).
-    public func run(_ arguments: [String], timeout: Double = 60) throws -> Result {
+    public func run(_ arguments: [String], timeout: Double = TestPatience.seconds) throws -> Result {
         try start(arguments).wait(timeout: timeout)
     }
 
@@ -140,7 +140,7 @@ public struct ExternalTool: Sendable {
         /// Waits for a whole line of `stream` (from the start of the output) for which `predicate`
         /// holds, and returns it; nil once the program closed the stream without one, or after
         /// `timeout` seconds, a bound for a hang only.
-        public func waitForLine(in stream: Stream, timeout: Double = 60, where predicate: (Substring) -> Bool) -> String? {
+        public func waitForLine(in stream: Stream, timeout: Double = TestPatience.seconds, where predicate: (Substring) -> Bool) -> String? {
             let deadline = Date().addingTimeInterval(timeout)
             var scanned = 0
             lock.lock()
@@ -157,7 +157,7 @@ public struct ExternalTool: Sendable {
         }
 
         /// `waitForLine` for a line that contains `text`.
-        public func waitForLine(containing text: String, in stream: Stream, timeout: Double = 60) -> String? {
+        public func waitForLine(containing text: String, in stream: Stream, timeout: Double = TestPatience.seconds) -> String? {
             waitForLine(in: stream, timeout: timeout) { $0.contains(text) }
         }
 

@@ -22,7 +22,7 @@ public final class GrowingY4MFile {
 
     /// The next whole frame; nil when the file has not grown for `idleTimeoutSeconds` (a bound
     /// for a receiver that hangs or stopped decoding) or holds something that is not 4:2:0 Y4M.
-    public func nextFrame(idleTimeoutSeconds: Double = 20) -> I420Buffer? {
+    public func nextFrame(idleTimeoutSeconds: Double = TestPatience.seconds) -> I420Buffer? {
         var idleSince = Date()
         var lastSize: off_t = -1
         while true {
@@ -40,7 +40,7 @@ public final class GrowingY4MFile {
 
     /// Reads frames until `predicate` holds for one (given with its 0-based position in the
     /// file) and returns that frame; nil as `nextFrame` does.
-    public func waitForFrame(idleTimeoutSeconds: Double = 20, where predicate: (I420Buffer, Int) -> Bool) -> I420Buffer? {
+    public func waitForFrame(idleTimeoutSeconds: Double = TestPatience.seconds, where predicate: (I420Buffer, Int) -> Bool) -> I420Buffer? {
         while let frame = nextFrame(idleTimeoutSeconds: idleTimeoutSeconds) {
             if predicate(frame, framesRead - 1) { return frame }
         }

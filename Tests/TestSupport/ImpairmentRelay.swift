@@ -57,7 +57,7 @@ public final class ImpairmentRelay {
     private let statsPath: String
 
     /// Starts the relay and returns once every socket is bound (its ready file appeared).
-    public init(lanes: [Lane], options: [String] = [], readyTimeoutSeconds: Double = 60) throws {
+    public init(lanes: [Lane], options: [String] = [], readyTimeoutSeconds: Double = TestPatience.seconds) throws {
         let folder = TemporaryDirectory()
         let readyPath = folder.file("ready.json"), statsPath = folder.file("stats.json")
         let arguments = [Self.scriptPath] + lanes.flatMap { ["--lane", $0.argument] } + options
@@ -84,7 +84,7 @@ public final class ImpairmentRelay {
     }
 
     /// Stops the relay with SIGINT, as a person would, and returns what it counted.
-    public func stop(timeoutSeconds: Double = 20) throws -> ImpairmentRelayStats {
+    public func stop(timeoutSeconds: Double = TestPatience.seconds) throws -> ImpairmentRelayStats {
         process.interrupt()
         let result = process.wait(timeout: timeoutSeconds)
         guard !result.timedOut, result.status == 0 else {

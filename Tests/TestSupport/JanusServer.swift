@@ -64,7 +64,7 @@ public final class JanusServer {
         try Self.streamingConfiguration(mountpoints)
             .write(toFile: configFolder.file("janus.plugin.streaming.jcfg"), atomically: true, encoding: .utf8)
         process = try namespace.start(["janus", "--configs-folder=\(configFolder.path)", "--disable-colors"])
-        guard process.waitForLine(containing: "HTTP webserver started", in: .stdout, timeout: 60) != nil else {
+        guard process.waitForLine(containing: "HTTP webserver started", in: .stdout, timeout: TestPatience.seconds) != nil else {
             process.interrupt()
             let result = process.wait(timeout: 10)
             throw Failure(description: "Janus did not start its HTTP API (exit \(result.status)): \(result.stdout.suffix(2_000)) \(result.stderr)")
@@ -79,7 +79,7 @@ public final class JanusServer {
     }
 
     /// Waits for a line of Janus's log that contains `text`.
-    public func waitForLog(_ text: String, timeout: Double = 60) -> String? {
+    public func waitForLog(_ text: String, timeout: Double = TestPatience.seconds) -> String? {
         process.waitForLine(containing: text, in: .stdout, timeout: timeout)
     }
 
@@ -87,7 +87,7 @@ public final class JanusServer {
     @discardableResult
     public func stop() -> String {
         process.interrupt()
-        return process.wait(timeout: 20).stdout
+        return process.wait(timeout: TestPatience.seconds).stdout
     }
 
     /// Tests/Tools/janus_viewer.py: aiortc watching a mountpoint through the HTTP API.

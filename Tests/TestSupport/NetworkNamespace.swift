@@ -85,7 +85,7 @@ public final class NetworkNamespace: Sendable {
 
     @discardableResult
     private static func ip(_ arguments: [String]) throws -> String {
-        let result = try ExternalTool("ip").run(arguments, timeout: 10)
+        let result = try ExternalTool("ip").run(arguments, timeout: TestPatience.seconds)
         guard result.status == 0 else {
             throw Failure(description: "ip \(arguments.joined(separator: " ")) failed (\(result.status)): \(result.stderr)")
         }

@@ -7,7 +7,7 @@ extension LoopbackSocket {
     /// not for the clock.
     @discardableResult
     public func waitForFrames(
-        _ count: Int, idleTimeoutMilliseconds: Int32 = 20_000, onFrame: (Int) -> Void = { _ in }
+        _ count: Int, idleTimeoutMilliseconds: Int32 = TestPatience.milliseconds, onFrame: (Int) -> Void = { _ in }
     ) -> Int {
         var frames = 0
         while frames < count, let packet = receive(timeoutMilliseconds: idleTimeoutMilliseconds) {

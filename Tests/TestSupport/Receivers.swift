@@ -45,21 +45,20 @@ public enum Receivers {
 
     /// Waits until the receiver listens on `port` (at most 10 s).
     public static func waitUntilListening(_ receiver: ExternalTool.Running, port: UInt16) -> Bool {
-        LocalUDPPort.waitUntilBound(port, timeoutSeconds: 10) { receiver.isRunning }
+        LocalUDPPort.waitUntilBound(port, timeoutSeconds: TestPatience.seconds) { receiver.isRunning }
     }
 }
 
 /// GStreamer's RTP session as a receiver that answers (REFERENCES, "Receivers that send
 /// feedback"): receiver reports, NACKs for lost packets, PLI when the depayloader wants
-/// a keyframe, and transport-wide feedback when `twccExtensionID` is set. It receives RTP on
-/// `rtpPort` and RTCP on `rtpPort + 1`, and sends its RTCP to `feedbackPort`: the sender's RTCP
-/// port, or a relay's inner port in front of it.
-///
-/// A sender that reads feedback only from the receiver's address (camrtp) needs the RTCP to come
-/// from `rtpPort + 1`, which `bindsFeedbackPort` does (`bind-port`). The price: the udpsink's
-/// socket, bound to the same port, takes the datagrams sent there, so GStreamer never reads the
-/// sender's reports, its receiver reports carry no LSR and the sender gets no RTT. Behind a
-/// relay, which forwards feedback from any port, leave it off.
+/// a keyframe, and transport-wide feedback when `twccExtensionID` is set (GStreamer 1.22 then
+/// reports every packet's arrival once per frame, as a lone RTPFB FMT 15 packet: reduced-size
+/// RTCP, RFC 5506). It receives RTP on `rtpPort` and RTCP (the sender's reports) on
+/// `rtpPort + 1`, and sends its RTCP to `feedbackPort` from an ephemeral port: the sender's RTCP
+/// port, or a relay's inner port in front of it. Not from `rtpPort + 1` with `bind-port`: a
+/// `udpsink` bound to the `udpsrc`'s port shares it, the kernel then gives the sender's reports to
+/// the sink's socket, which never reads, and no RTT could be measured. camrtp takes feedback from
+/// the receiver's host on any port.
 ///
 /// Stop it with SIGINT (`interrupt()`); with `-e` it would wait for an end of stream forever.
 public struct GStreamerRtpbin: Sendable {
@@ -77,11 +76,12 @@ public struct GStreamerRtpbin: Sendable {
     public var rtpPort: UInt16
     public var feedbackPort: UInt16
     public var feedbackHost = "127.0.0.1"
-    /// Send RTCP from `rtpPort + 1` (see above).
-    public var bindsFeedbackPort = true
-    /// The decoded pictures, as Y4M, written unbuffered so that a test sees each one as it comes.
-    public var output: String
+    /// The decoded pictures, as Y4M, written unbuffered so that a test sees each one as it comes;
+    /// nil: not decoded (runs about the feedback alone).
+    public var output: String?
     public var payloadType = 96
+    /// GStreamer also NACKs packets that are only late: behind a growing queue most of its NACKs
+    /// are for packets already received.
     public var retransmission = Retransmission.resend
     /// The jitter buffer's latency: how long a lost packet may take to be repaired.
     public var latencyMs = 200
@@ -89,11 +89,11 @@ public struct GStreamerRtpbin: Sendable {
     public var rtcpBandwidthBps = 250_000
     /// Ask for a keyframe (PLI) when the depayloader needs one.
     public var requestKeyframes = true
-    /// The sender's transport-wide sequence number extension ID: GStreamer then sends
+    /// The sender's transport-wide sequence number extension ID (camrtp: 3): GStreamer then sends
     /// transport-cc feedback (`extmap-N` in its caps).
     public var twccExtensionID: UInt8?
 
-    public init(rtpPort: UInt16, feedbackPort: UInt16, output: String) {
+    public init(rtpPort: UInt16, feedbackPort: UInt16, output: String?) {
         self.rtpPort = rtpPort
         self.feedbackPort = feedbackPort
         self.output = output
@@ -113,24 +113,26 @@ public struct GStreamerRtpbin: Sendable {
     /// The gst-launch-1.0 arguments.
     public var arguments: [String] {
         let rtcpPort = rtpPort + 1
-        let feedback = ["udpsink", "host=\(feedbackHost)", "port=\(feedbackPort)"]
-            + (bindsFeedbackPort ? ["bind-port=\(rtcpPort)"] : []) + ["sync=false", "async=false"]
-        let decode = [
-            "rtpvp8depay", "request-keyframe=\(requestKeyframes)", "wait-for-keyframe=true", "!", "vp8dec", "threads=1",
-            "!", "y4menc", "!", "filesink", "location=\(output)", "buffer-mode=unbuffered",
-        ]
-        let source = ["udpsrc", "port=\(rtpPort)", "buffer-size=4194304", "caps=\(caps)"]
+        let feedback = ["udpsink", "host=\(feedbackHost)", "port=\(feedbackPort)", "sync=false", "async=false"]
+        var decode = ["rtpvp8depay", "request-keyframe=\(requestKeyframes)", "wait-for-keyframe=true", "!"]
+        if let output {
+            decode += ["vp8dec", "threads=1", "!", "y4menc", "!", "filesink", "location=\(output)", "buffer-mode=unbuffered"]
+        } else {
+            decode += ["fakesink", "sync=false"]
+        }
+        let source = ["udpsrc", "address=127.0.0.1", "port=\(rtpPort)", "buffer-size=4194304", "caps=\(caps)"]
+        let rtcpSource = ["udpsrc", "address=127.0.0.1", "port=\(rtcpPort)"]
         switch retransmission {
         case .off, .resend:
             return [
                 "rtpbin", "name=rb", "latency=\(latencyMs)", "do-retransmission=\(retransmission == .resend)",
                 "rtp-profile=avpf", "rtpsession0::bandwidth=\(rtcpBandwidthBps)",
-            ] + source + ["!", "rb.recv_rtp_sink_0", "udpsrc", "port=\(rtcpPort)", "!", "rb.recv_rtcp_sink_0", "rb.send_rtcp_src_0", "!"]
+            ] + source + ["!", "rb.recv_rtp_sink_0"] + rtcpSource + ["!", "rb.recv_rtcp_sink_0", "rb.send_rtcp_src_0", "!"]
                 + feedback + ["rb.", "!"] + decode
         case .rtx(let rtxPayloadType):
             return [
                 "rtpsession", "name=s", "rtp-profile=avpf", "bandwidth=\(rtcpBandwidthBps)",
-            ] + source + ["!", "s.recv_rtp_sink", "udpsrc", "port=\(rtcpPort)", "!", "s.recv_rtcp_sink", "s.send_rtcp_src", "!"]
+            ] + source + ["!", "s.recv_rtp_sink"] + rtcpSource + ["!", "s.recv_rtcp_sink", "s.send_rtcp_src", "!"]
                 + feedback + [
                     "s.recv_rtp_src", "!", "rtprtxreceive",
                     "payload-type-map=application/x-rtp-pt-map,\(payloadType)=(uint)\(rtxPayloadType)", "!", "rtpssrcdemux", "!",
@@ -139,8 +141,17 @@ public struct GStreamerRtpbin: Sendable {
         }
     }
 
-    /// Starts the pipeline; wait for `Receivers.waitUntilListening(_:port:)` on `rtpPort` before sending.
+    /// Starts the pipeline and returns once it plays: both ports bound and the pipeline's clock
+    /// running ("New clock"), so that the first packet sent is read, not left in a socket
+    /// buffer while a busy machine brings the pipeline up.
     public func start() throws -> ExternalTool.Running {
-        try ExternalTool("gst-launch-1.0").start(arguments)
+        let running = try ExternalTool("gst-launch-1.0").start(arguments)
+        let listening = [rtpPort, rtpPort + 1].allSatisfy { port in UDPPorts.waitUntilBound(port) { running.isRunning } }
+        guard listening, running.waitForLine(containing: "New clock", in: .stdout) != nil else {
+            running.interrupt()
+            let result = running.wait(timeout: 10)
+            throw ExternalTool.SpawnError(message: "gst-launch-1.0 did not start playing (exit \(result.status)): \(result.stderr)")
+        }
+        return running
     }
 }

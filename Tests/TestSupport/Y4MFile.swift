@@ -36,7 +36,7 @@ public enum Y4MFile {
     /// `width`×`height` (it may hold more); false if it stops growing for `idleTimeoutSeconds`.
     /// Tests wait on the file, not on the clock.
     public static func waitForFrames(
-        _ count: Int, in path: String, width: Int, height: Int, idleTimeoutSeconds: Double = 20
+        _ count: Int, in path: String, width: Int, height: Int, idleTimeoutSeconds: Double = TestPatience.seconds
     ) -> Bool {
         let frameBytes = 6 + width * height * 3 / 2
         var lastSize = -1

@@ -41,7 +41,7 @@ struct FFmpegSRTPInteropTests {
         let session = try SRTPSession(key: key, direction: .outbound)
         let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:\(receiverPort)"))
         let batch = RTPPacketBatch(slotCapacity: 1500, tailroom: session.rtpTrailerLength)
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = TestPatience.deadline
         while receiver.isRunning && Date() < deadline {
             guard relayIn.waitUntilReadable(timeoutMilliseconds: 100) else { continue }
             batch.removeAll()
