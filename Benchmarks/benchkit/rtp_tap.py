@@ -3,11 +3,10 @@ arrived (CLOCK_MONOTONIC) and what it carried, so that frame completion times an
 retransmissions can be measured the same way for every sender."""
 
 import dataclasses
-import select
-import socket
 import struct
-import threading
 import time
+
+from .datagram_worker import DatagramWorker
 
 RECEIVE_BUFFER_BYTES = 4 << 20
 
@@ -77,50 +76,19 @@ def vp8_frame_start(data, offset, end):
     return start, keyframe
 
 
-class RTPTap:
+class RTPTap(DatagramWorker):
     """Listens on 127.0.0.1 (any free port: `port`) and forwards to `destination` on its own
     thread. Keeps every packet in `packets`."""
 
     def __init__(self, destination, rtx_payload_type=None):
+        super().__init__("rtp-tap", RECEIVE_BUFFER_BYTES)
         self.destination = destination
         self.rtx_payload_type = rtx_payload_type
         self.packets = []
         self.unparsed = 0
-        self.socket = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, RECEIVE_BUFFER_BYTES)
-        self.socket.bind(("127.0.0.1", 0))
-        self.socket.setblocking(False)
-        self.port = self.socket.getsockname()[1]
-        self.stop_read, self.stop_write = socket.socketpair()
-        self.thread = threading.Thread(target=self.run, name="rtp-tap", daemon=True)
-
-    def __enter__(self):
-        self.thread.start()
-        return self
-
-    def __exit__(self, *exc):
-        self.stop_write.send(b"x")
-        self.thread.join()
-        for sock in (self.socket, self.stop_read, self.stop_write):
-            sock.close()
-
-    def run(self):
-        while True:
-            readable, _, _ = select.select([self.socket, self.stop_read], [], [])
-            if self.socket in readable:
-                self.drain()
-            if self.stop_read in readable:
-                self.drain()
-                return
 
     def drain(self):
-        while True:
-            try:
-                data = self.socket.recv(65536)
-            except (BlockingIOError, InterruptedError):
-                return
-            except OSError:
-                continue
+        for data, _ in self.datagrams():
             now = time.monotonic_ns()
             try:
                 self.socket.sendto(data, self.destination)
