@@ -47,6 +47,12 @@ struct SDPParser {
         guard seen.contains("o=") else { throw SDPParseError(lineNumber: nil, reason: .missing("o=")) }
         if let media { session.media.append(media.section) }
         if session.timing.isEmpty { session.timing = [.permanent] }
+        // Untyped fields are kept in the order the writer puts them (RFC 8866 section 5), so
+        // that a description written and read again is the same value.
+        session.otherFields = SDPField.inWritingOrder(session.otherFields, first: \.comesBeforeConnection)
+        for index in session.media.indices {
+            session.media[index].otherFields = SDPField.inWritingOrder(session.media[index].otherFields, first: \.isInformation)
+        }
         return session
     }
 
