@@ -25,4 +25,29 @@ struct SDPRoundTripTests {
             "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\ns=-\r\nt=0 0\r\nm=video 9 RTP/AVP 96\r\nk=prompt\r\ni=camera\r\na=rtpmap:96 VP8/90000\r\n")
         #expect(description.media.first?.otherFields.map(\.type) == ["i", "k"])
     }
+
+    /// LF line ends within the size cap become CRLF past it: the parser refuses what would not
+    /// read back once written, and reads it with room for the CRs.
+    @Test func whatReadsWithinTheSizeCapStillFitsItOnceWritten() throws {
+        let text = "v=0\no=- 1 1 IN IP4 0.0.0.0\ns=-\nt=0 0\n"
+        let written = text.utf8.count + 4
+        let exact = SDPParseLimits(maxTextBytes: text.utf8.count)
+        #expect(throws: SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the size as written, \(written) bytes,", limit: text.utf8.count))) {
+            try SessionDescription(parsing: text, limits: exact)
+        }
+        let roomy = SDPParseLimits(maxTextBytes: written)
+        let description = try SessionDescription(parsing: text, limits: roomy)
+        #expect(try SessionDescription(parsing: description.serialized(), limits: roomy) == description)
+    }
+
+    /// Without `s=` and `t=` the writer adds both lines, which may pass the line cap.
+    @Test func whatReadsWithinTheLineCapStillFitsItOnceWritten() throws {
+        let text = "v=0\r\no=- 1 1 IN IP4 0.0.0.0\r\n"
+        #expect(throws: SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the number of lines as written", limit: 2))) {
+            try SessionDescription(parsing: text, limits: SDPParseLimits(maxLines: 2))
+        }
+        let roomy = SDPParseLimits(maxLines: 4)
+        let description = try SessionDescription(parsing: text, limits: roomy)
+        #expect(try SessionDescription(parsing: description.serialized(), limits: roomy) == description)
+    }
 }
