@@ -60,9 +60,12 @@ for target in "${targets[@]}"; do
     mkdir -p "$run/corpus"
     cp -R "Fuzz/Corpus/$target/." "$run/corpus/"
     echo "== $target: ${seconds}s from $(find "Fuzz/Corpus/$target" -type f | wc -l) seeds; log in $run/log"
+    # A target's grammar, when it has one, steers mutations towards well-formed text.
+    dictionary=()
+    [ -f "Fuzz/Dictionaries/$target.dict" ] && dictionary=(-dict="Fuzz/Dictionaries/$target.dict")
     status=0
     "$bin/fuzz-$target" "$run/corpus" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 \
-        -artifact_prefix="$run/" ${FUZZ_FLAGS:-} >"$run/log" 2>&1 || status=$?
+        -artifact_prefix="$run/" "${dictionary[@]}" ${FUZZ_FLAGS:-} >"$run/log" 2>&1 || status=$?
     executions=$(sed -n 's/^stat::number_of_executed_units: *//p' "$run/log" | tail -n 1)
     [ -n "$executions" ] || executions=$(sed -n 's/^#\([0-9][0-9]*\).*/\1/p' "$run/log" | tail -n 1)
     corpus=$(find "$run/corpus" -type f | wc -l)
