@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """Makes the seed corpora of the fuzz targets in Fuzz/Corpus from real senders and encoders.
 
-    Fuzz/make_seeds.py CAMRTP_BINARY
+    Fuzz/make_seeds.py CAMRTP_BINARY [CORPUS...]
+
+Makes every corpus, or only the ones named (rtp rtcp y4m mjpeg sdp stun dtls).
 
 rtp, rtcp: camrtp, ffmpeg and GStreamer stream a small test pattern to sockets on 127.0.0.1; a
 GStreamer receiver answers camrtp with receiver reports; aiortc's serializers add the RTCP
@@ -11,16 +13,23 @@ y4m: ffmpeg's and GStreamer's Y4M writers, and headers they do not write (frame 
 odd sizes, NTSC rates, comments).
 mjpeg: ffmpeg's and GStreamer's JPEG encoders in the chroma layouts cameras send, a frame
 without Huffman tables (as many UVC cameras send them) and one frame of the fake camera.
-sdp (for the SDP reader to come; no target reads them yet): camrtp's and ffmpeg's offers.
-Needs Debian's python3-aiortc, ffmpeg and gst-launch-1.0.
+sdp: camrtp's and ffmpeg's offers, and the Chromium, aiortc and Janus descriptions of
+Tests/SDPTests/Fixtures.
+stun: RFC 5769's sample messages, and aioice's ICE requests and responses (signed with RFC
+5769's password, which the target checks MESSAGE-INTEGRITY with).
+dtls: openssl s_client and s_server doing a DTLS-SRTP handshake through a relay here: the
+client's datagrams for a session in the server role, the server's for one in the client role.
+Needs Debian's python3-aiortc (with python3-aioice), ffmpeg, gst-launch-1.0 and openssl.
 """
 
 import pathlib
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 
+from aioice import stun as aioice_stun
 from aiortc import rtp as aiortc_rtp
 
 CORPUS = pathlib.Path(__file__).resolve().parent / "Corpus"
@@ -173,6 +182,111 @@ def sdp_seeds(camrtp):
         "-c:v", "libvpx", "-f", "rtp", "-sdp_file", "/dev/stdout", "rtp://127.0.0.1:5004"]))
 
 
+def sdp_fixture_seeds(repository):
+    """The real descriptions the SDP tests read: Chromium's, aiortc's and Janus's."""
+    for fixture in sorted((repository / "Tests/SDPTests/Fixtures").glob("*.sdp")):
+        write("sdp", fixture.stem, fixture.read_bytes())
+
+
+# RFC 5769 section 2: sample messages with the short-term password below.
+RFC5769_PASSWORD = b"VOkJxbRl1RmTxUk/WvJxBt"
+RFC5769 = {
+    "rfc5769-request": """
+        00 01 00 58 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae
+        80 22 00 10 53 54 55 4e 20 74 65 73 74 20 63 6c 69 65 6e 74
+        00 24 00 04 6e 00 01 ff 80 29 00 08 93 2f f9 b1 51 26 3b 36
+        00 06 00 09 65 76 74 6a 3a 68 36 76 59 20 20 20
+        00 08 00 14 9a ea a7 0c bf d8 cb 56 78 1e f2 b5 b2 d3 f2 49 c1 b5 71 a2
+        80 28 00 04 e5 7a 3b cf""",
+    "rfc5769-ipv4-response": """
+        01 01 00 3c 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae
+        80 22 00 0b 74 65 73 74 20 76 65 63 74 6f 72 20
+        00 20 00 08 00 01 a1 47 e1 12 a6 43
+        00 08 00 14 2b 91 f5 99 fd 9e 90 c3 8c 74 89 f9 2a f9 ba 53 f0 6b e7 d7
+        80 28 00 04 c0 7d 4c 96""",
+    "rfc5769-ipv6-response": """
+        01 01 00 48 21 12 a4 42 b7 e7 a7 01 bc 34 d6 86 fa 87 df ae
+        80 22 00 0b 74 65 73 74 20 76 65 63 74 6f 72 20
+        00 20 00 14 00 02 a1 47 01 13 a9 fa a5 d3 f1 79 bc 25 f4 b5 be d2 b9 d9
+        00 08 00 14 a3 82 95 4e 4b e6 7b f1 17 84 c9 7c 82 92 c2 75 bf e3 ed 41
+        80 28 00 04 c8 fb 0b 4c""",
+}
+
+
+def stun_seeds():
+    for name, text in RFC5769.items():
+        write("stun", name, bytes.fromhex(" ".join(text.split())))
+    transaction = bytes(range(1, 13))
+
+    def message(method_class, attributes, sign=True):
+        msg = aioice_stun.Message(
+            message_method=aioice_stun.Method.BINDING, message_class=method_class, transaction_id=transaction)
+        for name, value in attributes:
+            msg.attributes[name] = value
+        if sign:
+            msg.add_message_integrity(RFC5769_PASSWORD)  # and FINGERPRINT
+        return bytes(msg)
+
+    write("stun", "aioice-request-controlling", message(aioice_stun.Class.REQUEST, [
+        ("USERNAME", "remoteufrag:localufrag"), ("PRIORITY", 1853817087),
+        ("ICE-CONTROLLING", 0x1122334455667788), ("USE-CANDIDATE", None)]))
+    write("stun", "aioice-request-controlled", message(aioice_stun.Class.REQUEST, [
+        ("USERNAME", "a:b"), ("PRIORITY", 2130706431), ("ICE-CONTROLLED", 0x8877665544332211)]))
+    write("stun", "aioice-success-ipv6", message(aioice_stun.Class.RESPONSE, [
+        ("XOR-MAPPED-ADDRESS", ("2001:db8::1", 40000))]))
+    write("stun", "aioice-error-role-conflict", message(aioice_stun.Class.ERROR, [
+        ("ERROR-CODE", (487, "Role Conflict"))]))
+    write("stun", "aioice-indication", message(aioice_stun.Class.INDICATION, [], sign=False))
+
+
+def dtls_seeds():
+    """openssl s_client and s_server handshake through a relay that keeps each side's datagrams."""
+    with tempfile.TemporaryDirectory() as directory:
+        certificate, key = f"{directory}/peer.crt", f"{directory}/peer.key"
+        run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+             "-subj", "/CN=peer", "-days", "2", "-keyout", key, "-out", certificate])
+        server_port, relay_port = 41030, 41031
+        common = ["-dtls1_2", "-mtu", "1200", "-use_srtp", "SRTP_AEAD_AES_128_GCM:SRTP_AES128_CM_SHA1_80",
+                  "-cert", certificate, "-key", key]
+        server = subprocess.Popen(
+            ["openssl", "s_server", "-accept", f"127.0.0.1:{server_port}", "-verify", "1", *common],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        relay = bind(relay_port)
+        upstream = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        upstream.bind(("127.0.0.1", 0))
+        upstream.settimeout(0.2)
+        time.sleep(1)
+        client = subprocess.Popen(
+            ["openssl", "s_client", "-connect", f"127.0.0.1:{relay_port}", *common],
+            stdin=subprocess.PIPE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        from_client, from_server, client_address = [], [], None
+        deadline = time.monotonic() + 5
+        try:
+            while time.monotonic() < deadline:
+                try:
+                    datagram, client_address = relay.recvfrom(65536)
+                    from_client.append(datagram)
+                    upstream.sendto(datagram, ("127.0.0.1", server_port))
+                except socket.timeout:
+                    pass
+                try:
+                    datagram = upstream.recv(65536)
+                    from_server.append(datagram)
+                    relay.sendto(datagram, client_address)
+                except socket.timeout:
+                    pass
+        finally:
+            for process in (client, server):
+                process.terminate()
+                process.wait(timeout=10)
+            relay.close()
+            upstream.close()
+    # Role byte: even for a session in the server role, odd for the client role.
+    write("dtls", "openssl-client-hello", b"\x00" + records(from_client[:1]))
+    write("dtls", "openssl-client-flights", b"\x00" + records(from_client))
+    write("dtls", "openssl-server-flights", b"\x01" + records(from_server))
+
+
 def aiortc_seeds():
     ssrc, media = 0x11223344, 0x55667788
     report = aiortc_rtp.RtcpReceiverInfo(
@@ -210,9 +324,29 @@ def aiortc_seeds():
 
 
 def main():
-    if len(sys.argv) != 2:
+    corpora = ["rtp", "rtcp", "y4m", "mjpeg", "sdp", "stun", "dtls"]
+    if len(sys.argv) < 2 or any(name not in corpora for name in sys.argv[2:]):
         sys.exit(__doc__)
     camrtp = sys.argv[1]
+    wanted = sys.argv[2:] or corpora
+    repository = CORPUS.parent.parent
+    if "y4m" in wanted:
+        y4m_seeds()
+    if "sdp" in wanted:
+        sdp_seeds(camrtp)
+        sdp_fixture_seeds(repository)
+    if "mjpeg" in wanted:
+        mjpeg_seeds(repository)
+    if "stun" in wanted:
+        stun_seeds()
+    if "dtls" in wanted:
+        dtls_seeds()
+    if "rtp" in wanted or "rtcp" in wanted:
+        network_seeds(camrtp)
+
+
+def network_seeds(camrtp):
+    """RTP and RTCP from camrtp, ffmpeg and GStreamer, and aiortc's RTCP feedback."""
     width, height = SIZE
     rtp_port, rtcp_port, answer_port = 41000, 41001, 41010
 
@@ -261,9 +395,6 @@ def main():
     write_rtcp_seeds("gstreamer-receiver", got[answer_port])
 
     aiortc_seeds()
-    y4m_seeds()
-    sdp_seeds(camrtp)
-    mjpeg_seeds(CORPUS.parent.parent)
 
 
 if __name__ == "__main__":

@@ -35,10 +35,10 @@ public final class DTLSSession {
     }
 
     /// The suites offered by default, strongest first, among those this libsrtp2 can run: what
-    /// browsers offer (AES-GCM, then AES-CM with the 80-bit tag).
-    public static var defaultSRTPSuites: [SRTPSuite] {
+    /// browsers offer (AES-GCM, then AES-CM with the 80-bit tag). Probed once, on first use:
+    /// asking libsrtp2 takes milliseconds, and the linked library does not change.
+    public static let defaultSRTPSuites: [SRTPSuite] =
         [SRTPSuite.aeadAES128GCM, .aesCM128HMACSHA1_80].filter(\.isSupported)
-    }
     /// Largest datagram on ICE paths (what libwebrtc and Janus use): IPv6's 1280-byte minimum MTU
     /// less headers and TURN framing.
     public static let defaultMTU = 1_200

@@ -47,7 +47,29 @@ struct SDPParser {
         guard seen.contains("o=") else { throw SDPParseError(lineNumber: nil, reason: .missing("o=")) }
         if let media { session.media.append(media.section) }
         if session.timing.isEmpty { session.timing = [.permanent] }
+        // Untyped fields are kept in the order the writer puts them (RFC 8866 section 5), so
+        // that a description written and read again is the same value.
+        session.otherFields = SDPField.inWritingOrder(session.otherFields, first: \.comesBeforeConnection)
+        for index in session.media.indices {
+            session.media[index].otherFields = SDPField.inWritingOrder(session.media[index].otherFields, first: \.isInformation)
+        }
+        try checkWrittenSize(of: session)
         return session
+    }
+
+    /// The limits hold for the description as written too, so that what is read reads back
+    /// once written: CRLF line ends, `s=-` and `t=0 0` filled in can take a text that just fits
+    /// past them.
+    private func checkWrittenSize(of session: SessionDescription) throws(SDPParseError) {
+        let lines = session.lines()
+        guard lines.count <= limits.maxLines else {
+            throw SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the number of lines as written", limit: limits.maxLines))
+        }
+        let size = lines.reduce(0) { $0 + $1.utf8.count + 2 }
+        guard size <= limits.maxTextBytes else {
+            throw SDPParseError(
+                lineNumber: nil, reason: .limitExceeded(what: "the size as written, \(size) bytes,", limit: limits.maxTextBytes))
+        }
     }
 
     /// Drops a CR and trailing spaces or tabs.

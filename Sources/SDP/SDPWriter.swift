@@ -50,10 +50,10 @@ extension MediaDescription {
         let formats = payloadFormats.map { String($0.payloadType) } + otherFormats
         let port = portCount.map { "\(self.port)/\($0)" } ?? "\(self.port)"
         var lines = [(["m=\(kind.rawValue)", port, transportProtocol.rawValue] + formats).joined(separator: " ")]
-        lines += otherFields.filter { $0.type == "i" }.map(\.sdpLine)
+        lines += otherFields.filter(\.isInformation).map(\.sdpLine)
         if let connection { lines.append("c=IN \(connection.sdpText)") }
         lines += bandwidths.map { "b=\($0.sdpValue)" }
-        lines += otherFields.filter { $0.type != "i" }.map(\.sdpLine)
+        lines += otherFields.filter { !$0.isInformation }.map(\.sdpLine)
         if let mid { lines.append("a=mid:\(mid)") }
         lines += SDPAttributeLines.ice(usernameFragment: iceUsernameFragment, password: icePassword, options: iceOptions)
         lines += fingerprints.map { "a=fingerprint:\($0.sdpValue)" }

@@ -16,7 +16,8 @@ public struct SessionDescription: Sendable, Hashable {
     public var bandwidths: [Bandwidth]
     /// `t=` lines; a description without one is read as `t=0 0`.
     public var timing: [Timing]
-    /// `i=`, `u=`, `e=`, `p=`, `r=`, `z=`, `k=` and unknown letters, kept as written.
+    /// `i=`, `u=`, `e=`, `p=`, `r=`, `z=`, `k=` and unknown letters, kept as written; read in the
+    /// writer's order (`i=`, `u=`, `e=`, `p=` first), so that what is written reads back equal.
     public var otherFields: [SDPField]
 
     /// `a=group` (RFC 5888), such as `BUNDLE 0 1`.

@@ -128,7 +128,16 @@ public struct SDPField: Sendable, Hashable {
     }
 
     var sdpLine: String { "\(type)=\(value)" }
+    /// Session level: `i=`, `u=`, `e=` and `p=` come before `c=`.
     var comesBeforeConnection: Bool { "iuep".contains(type) }
+    /// Media level: `i=` comes right after `m=`.
+    var isInformation: Bool { type == "i" }
+
+    /// `fields` with those `first` selects ahead of the rest, each group in its own order: the
+    /// order the writer puts them in.
+    static func inWritingOrder(_ fields: [SDPField], first: (SDPField) -> Bool) -> [SDPField] {
+        fields.filter(first) + fields.filter { !first($0) }
+    }
 }
 
 /// An attribute this model does not type, kept as written: `a=<name>` or `a=<name>:<value>`.

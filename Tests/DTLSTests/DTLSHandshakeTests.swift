@@ -53,6 +53,13 @@ struct DTLSHandshakeTests {
         #expect(link.clientKeys?.suite == .aesCM128HMACSHA1_80)
     }
 
+    /// Probed once and kept: the browser suites this libsrtp2 runs, strongest first.
+    @Test func defaultSuitesAreTheBrowserSuitesLibSRTPRuns() {
+        let expected = bothSuites.filter(\.isSupported)
+        #expect(!expected.isEmpty)
+        #expect(DTLSSession.defaultSRTPSuites == expected)
+    }
+
     @Test func failsWithoutACommonSuite() throws {
         let link = try InMemoryLink(clientSuites: [.aeadAES128GCM], serverSuites: [.aesCM128HMACSHA1_80])
         link.handshake()
