@@ -69,19 +69,8 @@ final class WHIPClientTests {
 
     @Test(.timeLimit(.minutes(1)))
     func aClosedPortIsRefused() async throws {
-        // A TCP port bound without listen(2): connecting to it is refused, and nobody else can take it.
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        #expect(fd >= 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        #expect(bound)
-        let port = UInt16(bigEndian: address.sin_port)
+        let refusing = try RefusingTCPPort()
+        let port = refusing.port
         let url = "http://127.0.0.1:\(port)/whip"
         await #expect(throws: WHIPError.connectionRefused(url: url)) {
             _ = try await WHIPClient(endpoint: url).publish(offer: "v=0")
