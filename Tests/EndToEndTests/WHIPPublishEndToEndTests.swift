@@ -93,5 +93,54 @@ extension EndToEnd {
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("refused"), "\(result.stderr)")
         }
+
+        /// Figures, not checks (CAMRTP_WEBRTC_MEASURE=1): from starting `camrtp publish` to the
+        /// first picture aiortc decodes, with where the time goes: start-up and gathering until
+        /// the POST arrives, the endpoint's answer, ICE and DTLS as camrtp measured them, and the
+        /// first keyframe after DTLS.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["CAMRTP_WEBRTC_MEASURE"] == "1"))
+        func timeToFirstDecodedFrame() async throws {
+            if let reason = Self.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
+            var rows: [[Double]] = []
+            for _ in 0..<5 {
+                let namespace = try NetworkNamespace(purpose: "whip")
+                defer { namespace.remove() }
+                let endpoint = try Self.startEndpoint(in: namespace)
+                defer { endpoint.interrupt(); _ = endpoint.wait(timeout: 10) }
+                let start = Double(MonotonicClock.nowNs()) / 1e9
+                let publisher = try namespace.start(Self.publishArguments(["--size", "640x480"]))
+                let first = endpoint.waitForLine(in: .stdout, timeout: 60) { $0.contains("\"frame\"") }
+                publisher.interrupt()
+                let result = publisher.wait(timeout: 30)
+                try #require(first != nil && result.status == 0, "\(result.stderr)")
+                let events = try endpoint.output(.stdout).split(separator: "\n").map {
+                    try JSONDecoder().decode(EndpointEvent.self, from: Data($0.utf8))
+                }
+                func time(_ name: String, _ state: String? = nil) -> Double {
+                    events.first { $0.event == name && (state == nil || $0.state == state) }.map { ($0.t - start) * 1000 } ?? .nan
+                }
+                let ice = Self.figure(after: "ICE ", in: result.stderr), dtls = Self.figure(after: "DTLS ", in: result.stderr)
+                let keyframe = Self.figure(after: "first keyframe ", in: result.stderr)
+                rows.append([time("offer"), time("answer"), ice, dtls, keyframe, time("frame")])
+            }
+            let names = ["POST arrives", "201 sent", "ICE (camrtp)", "DTLS (camrtp)", "first keyframe after DTLS", "first decoded frame"]
+            for (index, name) in names.enumerated() {
+                let values = rows.map { $0[index] }
+                print("publish 640x480 to aiortc, \(name): median \(DecimalText.fixed(values.median, decimals: 1)) ms "
+                    + "(runs: \(values.map { DecimalText.fixed($0, decimals: 1) }.joined(separator: ", ")))")
+            }
+        }
+
+        struct EndpointEvent: Decodable {
+            let event: String
+            let t: Double
+            let state: String?
+        }
+
+        /// The number of milliseconds after `label` in camrtp's notes ("ICE 63.1 ms").
+        static func figure(after label: String, in text: String) -> Double {
+            guard let range = text.range(of: label) else { return .nan }
+            return Double(text[range.upperBound...].prefix { $0.isNumber || $0 == "." }) ?? .nan
+        }
     }
 }
