@@ -24,7 +24,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // Its default trait, SubprocessFoundation, would link Foundation (about 9 MB of RSS): off.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
-        // WHIP's HTTP client (RFC 9725). It imports Foundation, so `camrtp` links it.
+        // WHIP's HTTP client (RFC 9725); it builds on FoundationEssentials, not Foundation.
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
     ],

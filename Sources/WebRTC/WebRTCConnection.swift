@@ -21,6 +21,8 @@ import Synchronization
 /// with the peer's values, `waitUntilReady()`, and `close()`.
 public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     public typealias StateHandler = @Sendable (WebRTCConnectionState) -> Void
+    /// The ICE agent's thread: libnice's loop, checks, consent and the RFC 7983 routing.
+    public static let agentThreadName = "camrtp.rtc.ice"
 
     public let options: WebRTCTransportOptions
     public let certificate: DTLSCertificate
@@ -73,7 +75,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
             consentFreshness: options.consentFreshness)
         do throws(ICEError) {
             agent = try ICEAgent(
-                configuration: configuration, logger: logger, eventHandler: { event in inbox.push(.ice(event)) },
+                configuration: configuration, logger: logger, threadName: Self.agentThreadName, eventHandler: { event in inbox.push(.ice(event)) },
                 receiveHandler: { datagram in router.route(datagram) })
         } catch {
             throw .ice(error)

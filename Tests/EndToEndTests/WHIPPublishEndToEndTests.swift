@@ -18,13 +18,30 @@ extension EndToEnd {
             return nil
         }
 
-        /// The endpoint running in `namespace`, listening once this returns.
-        static func startEndpoint(in namespace: NetworkNamespace, token: String? = nil) throws -> ExternalTool.Running {
-            var arguments = ["/usr/bin/python3", "-u", TestTools.path("whip_endpoint.py"), "--port", String(port)]
-            if let token { arguments += ["--token", token] }
-            let endpoint = try namespace.start(arguments)
-            try #require(endpoint.waitForLine(containing: "\"listening\"", in: .stdout) != nil, "\(endpoint.output(.stderr))")
-            return endpoint
+        /// A namespace of the test's own with the endpoint listening in it; `stop()` ends both.
+        struct Bed {
+            let namespace: NetworkNamespace
+            let endpoint: ExternalTool.Running
+
+            init(token: String? = nil) throws {
+                if let reason = WHIPPublishEndToEndTests.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
+                namespace = try NetworkNamespace(purpose: "whip")
+                var arguments = ["/usr/bin/python3", "-u", TestTools.path("whip_endpoint.py"), "--port", String(port)]
+                if let token { arguments += ["--token", token] }
+                do {
+                    endpoint = try namespace.start(arguments)
+                } catch {
+                    namespace.remove()
+                    throw error
+                }
+                try #require(endpoint.waitForLine(containing: "\"listening\"", in: .stdout) != nil, "\(endpoint.output(.stderr))")
+            }
+
+            func stop() {
+                endpoint.interrupt()
+                _ = endpoint.wait(timeout: 10)
+                namespace.remove()
+            }
         }
 
         static func publishArguments(_ extra: [String] = []) -> [String] {
@@ -34,11 +51,9 @@ extension EndToEnd {
 
         @Test(.timeLimit(.minutes(3)))
         func aiortcDecodesWhatIsPublishedAndCtrlCDeletesTheSession() async throws {
-            if let reason = Self.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
-            let namespace = try NetworkNamespace(purpose: "whip")
-            defer { namespace.remove() }
-            let endpoint = try Self.startEndpoint(in: namespace, token: "s3cret")
-            defer { endpoint.interrupt(); _ = endpoint.wait(timeout: 10) }
+            let bed = try Bed(token: "s3cret")
+            defer { bed.stop() }
+            let (namespace, endpoint) = (bed.namespace, bed.endpoint)
 
             let publisher = try namespace.start(Self.publishArguments(["--bearer", "s3cret", "--bitrate", "600"]))
             defer { if publisher.isRunning { publisher.interrupt(); _ = publisher.wait(timeout: 10) } }
@@ -57,12 +72,9 @@ extension EndToEnd {
 
         @Test(.timeLimit(.minutes(2)))
         func aWrongTokenIsOneLineAndExit1() async throws {
-            if let reason = Self.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
-            let namespace = try NetworkNamespace(purpose: "whip")
-            defer { namespace.remove() }
-            let endpoint = try Self.startEndpoint(in: namespace, token: "right")
-            defer { endpoint.interrupt(); _ = endpoint.wait(timeout: 10) }
-            let result = try namespace.start(Self.publishArguments(["--bearer", "wrong"])).wait(timeout: 60)
+            let bed = try Bed(token: "right")
+            defer { bed.stop() }
+            let result = try bed.namespace.start(Self.publishArguments(["--bearer", "wrong"])).wait(timeout: 60)
             #expect(result.status == 1, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("answered 401") && lines[0].contains("--bearer"), "\(result.stderr)")
@@ -100,13 +112,11 @@ extension EndToEnd {
         /// first keyframe after DTLS.
         @Test(.enabled(if: ProcessInfo.processInfo.environment["CAMRTP_WEBRTC_MEASURE"] == "1"))
         func timeToFirstDecodedFrame() async throws {
-            if let reason = Self.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
             var rows: [[Double]] = []
             for _ in 0..<5 {
-                let namespace = try NetworkNamespace(purpose: "whip")
-                defer { namespace.remove() }
-                let endpoint = try Self.startEndpoint(in: namespace)
-                defer { endpoint.interrupt(); _ = endpoint.wait(timeout: 10) }
+                let bed = try Bed()
+                defer { bed.stop() }
+                let (namespace, endpoint) = (bed.namespace, bed.endpoint)
                 let start = Double(MonotonicClock.nowNs()) / 1e9
                 let publisher = try namespace.start(Self.publishArguments(["--size", "640x480"]))
                 let first = endpoint.waitForLine(in: .stdout, timeout: 60) { $0.contains("\"frame\"") }
