@@ -15,7 +15,10 @@ public struct WHIPSession: Sendable, Hashable {
 /// `Authorization: Bearer` when given), expect `201 Created` with the answer and a `Location`,
 /// and DELETE that resource to end the session. Each exchange has a deadline and a bounded
 /// response; every failure is a `WHIPError` that says what the endpoint did.
-public struct WHIPClient: Sendable {
+///
+/// It owns its HTTP client, which does not retry a refused connection (an endpoint that is not
+/// there is reported at once), and shuts it down when released.
+public final class WHIPClient: Sendable {
     /// An answer is a few kB; a larger body is refused.
     public static let defaultMaximumResponseBytes = 256 * 1024
     /// At most this much of an error body is quoted.
@@ -33,7 +36,7 @@ public struct WHIPClient: Sendable {
     ///   - timeoutNs: for each exchange, connecting included.
     public init(
         endpoint: String, bearerToken: String? = nil, timeoutNs: Int64 = 10_000_000_000,
-        maximumResponseBytes: Int = Self.defaultMaximumResponseBytes, logger: Logger = Logger(label: "camrtp.whip")
+        maximumResponseBytes: Int = WHIPClient.defaultMaximumResponseBytes, logger: Logger = Logger(label: "camrtp.whip")
     ) throws(WHIPError) {
         guard let url = ResourceURL(parsing: endpoint) else { throw .invalidURL(endpoint) }
         self.endpoint = url
@@ -41,7 +44,14 @@ public struct WHIPClient: Sendable {
         self.timeoutNs = timeoutNs
         self.maximumResponseBytes = maximumResponseBytes
         self.logger = logger
-        client = HTTPClient.shared
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .nanoseconds(timeoutNs)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        try? client.syncShutdown()
     }
 
     /// POSTs `offer`; returns the answer and the session's resource.
