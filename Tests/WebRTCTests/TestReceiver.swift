@@ -17,36 +17,68 @@ final class TestReceiver: @unchecked Sendable {
     }
 
     let connection: WebRTCConnection
-    let answer: String
-    let negotiated: NegotiatedVideo
+    /// Our SDP: the answer to a sender's offer, or our offer to an answering sender.
+    let localDescription: String
+    var answer: String { localDescription }
     let frames: AsyncStream<Decoded>
     private let continuation: AsyncStream<Decoded>.Continuation
+    private let negotiator: VideoNegotiator
+    private let offer: SessionDescription?
     private let lock = Mutex(())
+    private var negotiatedVideo: NegotiatedVideo?
     private var inbound: SRTPSession?
     private var outbound: SRTPSession?
     private var depacketizer = VP8Depacketizer()
     private let decoder: VP8TestDecoder
-    let ssrc: UInt32 = 0xFEED_BEEF
+    static let ssrc: UInt32 = 0xFEED_BEEF
     private(set) var undecodable = 0
 
-    init(offer: String, options: WebRTCTransportOptions) async throws {
-        connection = try WebRTCConnection(iceRole: .controlled, options: options)
+    var negotiated: NegotiatedVideo { lock.withLock { _ in negotiatedVideo! } }
+
+    /// Answers a sender's offer and starts connecting (ICE controlled).
+    convenience init(offer: String, options: WebRTCTransportOptions) async throws {
+        try await self.init(role: .controlled, options: options, remoteOffer: try SessionDescription(parsing: offer))
+    }
+
+    /// Offers to receive (ICE controlling); `accept(answer:)` starts connecting.
+    static func offering(options: WebRTCTransportOptions) async throws -> TestReceiver {
+        try await TestReceiver(role: .controlling, options: options, remoteOffer: nil)
+    }
+
+    private init(role: ICERoleChoice, options: WebRTCTransportOptions, remoteOffer: SessionDescription?) async throws {
+        connection = try WebRTCConnection(iceRole: role == .controlling ? .controlling : .controlled, options: options)
         _ = try await connection.gatherCandidates()
-        let negotiator = VideoNegotiator(
+        negotiator = VideoNegotiator(
             sender: LocalVideoSender(
-                ssrc: ssrc, rtxSSRC: ssrc &+ 1, cname: "receiver", feedback: [.nack, .pli, .fir, .transportCC, .remb],
+                ssrc: Self.ssrc, rtxSSRC: Self.ssrc &+ 1, cname: "receiver", feedback: [.nack, .pli, .fir, .transportCC, .remb],
                 extensions: [
                     HeaderExtensionMapping(id: 2, uri: RTPHeaderExtensionURI.absoluteSendTime),
                     HeaderExtensionMapping(id: 3, uri: RTPHeaderExtensionURI.transportWideSequenceNumber),
                 ], direction: .recvonly),
             transport: connection.localTransport, origin: Origin(sessionID: 2, address: .ipv4("127.0.0.1")))
-        let result = try negotiator.makeAnswer(to: try SessionDescription(parsing: offer))
-        answer = result.sessionDescription.serialized()
-        negotiated = result.video
         decoder = try VP8TestDecoder()
         (frames, continuation) = AsyncStream.makeStream(of: Decoded.self)
+        if let remoteOffer {
+            let result = try negotiator.makeAnswer(to: remoteOffer)
+            localDescription = result.sessionDescription.serialized()
+            negotiatedVideo = result.video
+            offer = nil
+        } else {
+            let made = negotiator.makeOffer()
+            localDescription = made.serialized()
+            offer = made
+        }
         connection.startReceivingMedia { [weak self] packet in self?.receive(packet) }
-        try connection.start(remote: result.video.remote, localRole: result.video.localDTLSRole)
+        if let video = negotiatedVideo { try connection.start(remote: video.remote, localRole: video.localDTLSRole) }
+    }
+
+    private enum ICERoleChoice { case controlling, controlled }
+
+    /// Takes the answering sender's SDP and starts connecting.
+    func accept(answer: String) throws {
+        let video = try negotiator.acceptAnswer(try SessionDescription(parsing: answer), to: offer!)
+        lock.withLock { _ in negotiatedVideo = video }
+        try connection.start(remote: video.remote, localRole: video.localDTLSRole)
     }
 
     /// Waits for DTLS, then sets up SRTP both ways.
@@ -62,7 +94,7 @@ final class TestReceiver: @unchecked Sendable {
 
     /// Sends a PLI for `mediaSSRC` as SRTCP.
     func sendPictureLossIndication(mediaSSRC: UInt32) throws -> Bool {
-        let compound = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: ssrc, mediaSSRC: mediaSSRC))])
+        let compound = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: Self.ssrc, mediaSSRC: mediaSSRC))])
         var buffer = compound.serialized() + [UInt8](repeating: 0, count: SRTPSession.maximumTrailerLength)
         let plainLength = buffer.count - SRTPSession.maximumTrailerLength
         let length = try lock.withLock { _ in
@@ -83,7 +115,7 @@ final class TestReceiver: @unchecked Sendable {
             guard let length = try? bytes.withUnsafeMutableBytes({ try inbound.unprotectRTP($0, length: packet.count) }) else { return }
             bytes.removeLast(bytes.count - length)
             // RTX and padding-only probes carry another payload type.
-            guard bytes.count > 12, bytes[1] & 0x7F == negotiated.payloadType else { return }
+            guard bytes.count > 12, bytes[1] & 0x7F == negotiatedVideo?.payloadType else { return }
             guard let frame = try? depacketizer.push(bytes) else { return }
             if let picture = try? decoder.decode(frame.data) {
                 continuation.yield(Decoded(width: picture.width, height: picture.height))

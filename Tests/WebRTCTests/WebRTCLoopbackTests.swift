@@ -167,3 +167,68 @@ struct WebRTCLoopbackTests {
         }
     }
 }
+
+/// The answering side, as a WHEP endpoint uses it, the connect timeout, and a peer that hangs up.
+@Suite("WebRTC: answering, timeouts and hang-ups", .serialized)
+struct WebRTCAnsweringTests {
+    static var options: WebRTCTransportOptions { WebRTCLoopbackTests.options }
+
+    @Test(.timeLimit(.minutes(2)))
+    func answersAViewersOfferAndStreams() async throws {
+        let frames = try WebRTCLoopbackTests.Frames()
+        let viewer = try await TestReceiver.offering(options: Self.options)
+        #expect(viewer.localDescription.contains("a=recvonly"))
+        let sender = try await WebRTCVideoSender.answering(offer: viewer.localDescription, configuration: WebRTCSenderConfiguration(transport: Self.options))
+        #expect(sender.localDescription.contains("a=sendonly"))
+        #expect(sender.localDescription.contains("a=setup:active"))
+        #expect(sender.negotiated.localDTLSRole == .client)
+        #expect(sender.negotiated.rtxPayloadType != nil)
+        #expect(throws: WebRTCError.self) { try sender.acceptAnswer(viewer.localDescription) }
+        try viewer.accept(answer: sender.localDescription)
+        sender.attach(encoder: ManualEncoderControl { frames.encoder.requestKeyframe() }, reporter: .ignoring)
+
+        async let viewerReady: Void = viewer.waitUntilReady()
+        try await sender.waitUntilConnected()
+        try await viewerReady
+        var decoded = viewer.frames.makeAsyncIterator()
+        for _ in 0..<5 { try sender.consume(try frames.next()) }
+        for _ in 0..<5 {
+            let frame = try #require(await decoded.next())
+            #expect(frame.width == WebRTCLoopbackTests.width && frame.height == WebRTCLoopbackTests.height)
+        }
+
+        // The viewer hangs up (DTLS close_notify): the sender closes and refuses frames.
+        var events = sender.events.makeAsyncIterator()
+        viewer.close()
+        while let event = await events.next(), event != .stateChanged(.closed) {}
+        #expect(sender.state == .closed)
+        #expect(throws: WebRTCError.self) { try sender.consume(try frames.next()) }
+        sender.close()
+    }
+
+    @Test(.timeLimit(.minutes(1)))
+    func aPeerThatNeverAnswersChecksTimesOut() async throws {
+        var configuration = WebRTCSenderConfiguration(transport: Self.options)
+        configuration.transport.connectTimeoutNs = 300_000_000
+        let sender = try await WebRTCVideoSender.offering(configuration: configuration)
+        defer { sender.close() }
+        // A trickling peer with no candidates yet, gone before it checks anything: ICE waits, so
+        // only the timeout can end it.
+        let viewer = try await TestReceiver(offer: sender.localDescription, options: Self.options)
+        viewer.close()
+        let answer = viewer.localDescription.split(separator: "\r\n").filter {
+            !$0.hasPrefix("a=candidate") && !$0.hasPrefix("a=end-of-candidates")
+        }.joined(separator: "\r\n") + "\r\na=ice-options:trickle\r\n"
+        try sender.acceptAnswer(answer)
+        await #expect {
+            try await sender.waitUntilConnected()
+        } throws: { error in
+            guard case WebRTCError.connection(.timeout(_, let seconds)) = error else { return false }
+            return seconds == 0.3
+        }
+        guard case .failed(.timeout) = sender.state else {
+            Issue.record("state \(sender.state)")
+            return
+        }
+    }
+}
