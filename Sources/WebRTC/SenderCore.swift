@@ -42,9 +42,10 @@ final class SenderCore: Sendable {
         control = ObservedEncoderControl { kbps in continuation.yield(.targetBitrate(kbps: kbps)) }
     }
 
-    /// On the connection's thread.
+    /// On the connection's thread. The event goes out after the state took effect, so that whoever
+    /// sees `.ready` finds the RTP sender running and whoever sees `.closed` has frames refused.
     func connectionStateChanged(_ connectionState: WebRTCConnectionState) {
-        continuation.yield(.stateChanged(connectionState))
+        defer { continuation.yield(.stateChanged(connectionState)) }
         switch connectionState {
         case .ready:
             startSender()
