@@ -70,6 +70,17 @@ extension EndToEnd {
             #expect(endpoint.waitForLine(containing: "\"delete\"", in: .stdout) != nil, "\(endpoint.output(.stdout))")
         }
 
+        /// A stream that ends by itself (--frames, the same way out as --duration) ends the session too.
+        @Test(.timeLimit(.minutes(2)))
+        func aStreamThatEndsDeletesTheSession() async throws {
+            let bed = try Bed()
+            defer { bed.stop() }
+            let result = try bed.namespace.start(Self.publishArguments(["--frames", "45"])).wait(timeout: 90)
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("session ended (DELETE)"), "\(result.stderr)")
+            #expect(bed.endpoint.waitForLine(containing: "\"delete\"", in: .stdout) != nil, "\(bed.endpoint.output(.stdout))")
+        }
+
         @Test(.timeLimit(.minutes(2)))
         func aWrongTokenIsOneLineAndExit1() async throws {
             let bed = try Bed(token: "right")
