@@ -12,7 +12,7 @@ extension EndToEnd {
 
         static var unavailableReason: String? {
             if let reason = NetworkNamespace.unavailableReason { return reason }
-            guard let result = try? ExternalTool("/usr/bin/python3").run(["-c", "import aiortc, aiohttp"], timeout: 60),
+            guard let result = try? ExternalTool("/usr/bin/python3").run(["-c", "import aiortc, aiohttp"], timeout: TestPatience.seconds),
                 result.status == 0
             else { return "the WHIP endpoint needs aiortc and aiohttp for /usr/bin/python3 (apt-get install python3-aiortc python3-aiohttp)" }
             return nil
@@ -57,13 +57,13 @@ extension EndToEnd {
 
             let publisher = try namespace.start(Self.publishArguments(["--bearer", "s3cret", "--bitrate", "600"]))
             defer { if publisher.isRunning { publisher.interrupt(); _ = publisher.wait(timeout: 10) } }
-            let decoded = endpoint.waitForLine(in: .stdout, timeout: 120) { $0.contains("\"frame\"") && $0.contains("\"n\": 30,") }
+            let decoded = endpoint.waitForLine(in: .stdout, timeout: TestPatience.seconds) { $0.contains("\"frame\"") && $0.contains("\"n\": 30,") }
             let frame = try #require(decoded, "aiortc decoded too little: \(endpoint.output(.stdout)) \(endpoint.output(.stderr))\n\(publisher.output(.stderr))")
             #expect(frame.contains("\"width\": 320") && frame.contains("\"height\": 240"), "\(frame)")
             #expect(endpoint.output(.stdout).contains("\"auth\": \"Bearer s3cret\""))
 
             publisher.interrupt()
-            let result = publisher.wait(timeout: 60)
+            let result = publisher.wait(timeout: TestPatience.seconds)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("connected via"), "\(result.stderr)")
             #expect(result.stderr.contains("session ended (DELETE)"), "\(result.stderr)")
@@ -75,7 +75,7 @@ extension EndToEnd {
         func aStreamThatEndsDeletesTheSession() async throws {
             let bed = try Bed()
             defer { bed.stop() }
-            let result = try bed.namespace.start(Self.publishArguments(["--frames", "45"])).wait(timeout: 90)
+            let result = try bed.namespace.start(Self.publishArguments(["--frames", "45"])).wait(timeout: TestPatience.seconds)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(result.stderr.contains("session ended (DELETE)"), "\(result.stderr)")
             #expect(bed.endpoint.waitForLine(containing: "\"delete\"", in: .stdout) != nil, "\(bed.endpoint.output(.stdout))")
@@ -85,7 +85,7 @@ extension EndToEnd {
         func aWrongTokenIsOneLineAndExit1() async throws {
             let bed = try Bed(token: "right")
             defer { bed.stop() }
-            let result = try bed.namespace.start(Self.publishArguments(["--bearer", "wrong"])).wait(timeout: 60)
+            let result = try bed.namespace.start(Self.publishArguments(["--bearer", "wrong"])).wait(timeout: TestPatience.seconds)
             #expect(result.status == 1, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("answered 401") && lines[0].contains("--bearer"), "\(result.stderr)")
@@ -101,7 +101,7 @@ extension EndToEnd {
             (["--whip", "http://127.0.0.1:9/whip", "--keyframe-interval", "-1"], "--keyframe-interval"),
         ])
         func badInputIsOneLineAndExit2(_ arguments: [String], _ named: String) throws {
-            let result = try CamrtpBinary.run(["publish", "--source", "testsrc"] + arguments, timeout: 60)
+            let result = try CamrtpBinary.run(["publish", "--source", "testsrc"] + arguments, timeout: TestPatience.seconds)
             #expect(result.status == 2, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains(named), "\(result.stderr)")
@@ -111,7 +111,7 @@ extension EndToEnd {
         func anEndpointThatIsNotThereIsOneLineAndExit1() throws {
             let refusing = try RefusingTCPPort()
             let url = "http://127.0.0.1:\(refusing.port)/whip"
-            let result = try CamrtpBinary.run(["publish", "--source", "testsrc", "--whip", url, "--local-address", "127.0.0.1"], timeout: 60)
+            let result = try CamrtpBinary.run(["publish", "--source", "testsrc", "--whip", url, "--local-address", "127.0.0.1"], timeout: TestPatience.seconds)
             #expect(result.status == 1, "\(result.stderr)")
             let lines = result.stderr.split(separator: "\n")
             #expect(lines.count == 1 && lines[0].contains("refused"), "\(result.stderr)")
@@ -130,9 +130,9 @@ extension EndToEnd {
                 let (namespace, endpoint) = (bed.namespace, bed.endpoint)
                 let start = Double(MonotonicClock.nowNs()) / 1e9
                 let publisher = try namespace.start(Self.publishArguments(["--size", "640x480"]))
-                let first = endpoint.waitForLine(in: .stdout, timeout: 60) { $0.contains("\"frame\"") }
+                let first = endpoint.waitForLine(in: .stdout, timeout: TestPatience.seconds) { $0.contains("\"frame\"") }
                 publisher.interrupt()
-                let result = publisher.wait(timeout: 30)
+                let result = publisher.wait(timeout: TestPatience.seconds)
                 try #require(first != nil && result.status == 0, "\(result.stderr)")
                 let events = try endpoint.output(.stdout).split(separator: "\n").map {
                     try JSONDecoder().decode(EndpointEvent.self, from: Data($0.utf8))
