@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
             "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl",
+            "ViewerFanout", "WHEP",
         ]),
     ],
     dependencies: [
@@ -24,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // Its default trait, SubprocessFoundation, would link Foundation (about 9 MB of RSS): off.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
+        // The WHEP endpoint's HTTP server. Its default traits (swift-configuration, full Foundation) are off.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -60,6 +64,14 @@ let package = Package(
         ]),
         .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
         .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
+        // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
+        .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
+        // WHEP (viewers over HTTP): the endpoint, its session-factory seam and the viewer page.
+        .target(name: "WHEP", dependencies: [
+            "MediaCore", logging,
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+        ]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -105,6 +117,12 @@ let package = Package(
         ]),
         .testTarget(name: "StreamControlTests", dependencies: [
             "RTPSender", "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
+        ]),
+        .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
+        .testTarget(name: "WHEPTests", dependencies: [
+            "WHEP", "MediaCore", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
