@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl", "WebRTC", "WHIP",
             "ViewerFanout", "WHEP",
         ]),
     ],
@@ -25,6 +25,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-system", from: "1.4.0"),
         // Its default trait, SubprocessFoundation, would link Foundation (about 9 MB of RSS): off.
         .package(url: "https://github.com/swiftlang/swift-subprocess", from: "1.0.2", traits: []),
+        // WHIP's HTTP client (RFC 9725); it builds on FoundationEssentials, not Foundation.
+        .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // The WHEP endpoint's HTTP server. Its default traits (swift-configuration, full Foundation) are off.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
@@ -64,6 +67,13 @@ let package = Package(
         ]),
         .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
         .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
+        // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
+        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
+        // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
+        .target(name: "WHIP", dependencies: [
+            logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+        ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
         .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam and the viewer page.
@@ -80,7 +90,7 @@ let package = Package(
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", logging,
+            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,
@@ -108,6 +118,10 @@ let package = Package(
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
+        .testTarget(name: "WebRTCTests", dependencies: [
+            "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
+        ]),
+        .testTarget(name: "WHIPTests", dependencies: ["WHIP", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),

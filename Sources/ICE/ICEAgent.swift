@@ -39,8 +39,10 @@ public final class ICEAgent: @unchecked Sendable {
 
     /// Creates the agent and its stream, and starts its thread; nothing is sent until
     /// `gatherCandidates`.
+    /// - Parameter threadName: the agent thread's name (at most 15 bytes show), so that the
+    ///   agents of one user can be told from another's.
     public init(
-        configuration: ICEConfiguration, logger: Logger = Logger(label: "camrtp.ice"),
+        configuration: ICEConfiguration, logger: Logger = Logger(label: "camrtp.ice"), threadName: String = "camrtp.ice",
         eventHandler: (@Sendable (ICEEvent) -> Void)? = nil, receiveHandler: @escaping ReceiveHandler
     ) throws(ICEError) {
         if configuration.mode == .lite && configuration.role == .controlling {
@@ -93,7 +95,7 @@ public final class ICEAgent: @unchecked Sendable {
 
         let handle = UncheckedPointer(agent)
         let context = UncheckedPointer(loop.context)
-        loop.start(name: "camrtp.ice") { [callbacks] in
+        loop.start(name: threadName) { [callbacks] in
             callbacks.disconnect(from: handle.pointer, context: context.pointer)
             g_object_unref(UnsafeMutableRawPointer(handle.pointer))
             callbacks.finish()

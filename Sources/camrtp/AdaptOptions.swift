@@ -29,10 +29,11 @@ struct AdaptOptions: ParsableArguments {
 
     /// The pipeline settings for `source`: adaptation, encoder, pacing and stop conditions.
     func pipelineConfiguration(
-        for source: CaptureSource, input: SourceOptions, encoder: EncoderOptions, applyRotation: Bool
+        for source: CaptureSource, input: SourceOptions, encoder: EncoderOptions, applyRotation: Bool,
+        defaultKeyframeIntervalSeconds: Double = EncoderOptions.defaultKeyframeIntervalSeconds
     ) -> PipelineConfiguration {
         PipelineConfiguration(
-            encoder: encoder.settings,
+            encoder: encoder.settings(defaultKeyframeIntervalSeconds: defaultKeyframeIntervalSeconds),
             outputSize: outputSize, maxFps: fps,
             adaptation: VideoSourceOptions(applyRotation: applyRotation, mirror: mirror),
             pace: input.pace ?? .realtime, frameLimit: input.frames, durationSeconds: input.duration)

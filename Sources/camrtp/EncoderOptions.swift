@@ -26,9 +26,12 @@ struct EncoderOptions: ParsableArguments {
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Force a keyframe at least this often, in seconds; 0 for keyframes only on request.",
-        discussion: "Plain RTP receivers cannot ask for a keyframe, so one comes every 2 s by default.",
+        discussion: "Plain RTP receivers cannot ask for a keyframe, so one comes every 2 s by default; publish defaults to 0, since WebRTC peers ask (PLI).",
         valueName: "seconds"))
-    var keyframeInterval: Double = 2
+    var keyframeInterval: Double?
+
+    /// Where keyframes come from without --keyframe-interval: every 2 s for plain RTP receivers.
+    static let defaultKeyframeIntervalSeconds = 2.0
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "libvpx cpu-used, -16...16: -6 (the default, as WebRTC on x86) is fast; values nearer 0 are slower and look better.",
@@ -54,7 +57,7 @@ struct EncoderOptions: ParsableArguments {
         if let maxBitrate, !(bitrate...100_000).contains(maxBitrate) {
             throw ValidationError("--max-bitrate must be --bitrate (\(bitrate))...100000 kbit/s, not \(maxBitrate)")
         }
-        guard keyframeInterval >= 0 && keyframeInterval <= 3600 else {
+        if let keyframeInterval, !(keyframeInterval >= 0 && keyframeInterval <= 3600) {
             throw ValidationError("--keyframe-interval must be 0...3600 seconds, not \(keyframeInterval)")
         }
         guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
@@ -65,10 +68,14 @@ struct EncoderOptions: ParsableArguments {
         guard staticThreshold >= 0 else { throw ValidationError("--static-threshold must be 0 or more, not \(staticThreshold)") }
     }
 
-    var settings: VP8EncoderSettings {
+    var settings: VP8EncoderSettings { settings(defaultKeyframeIntervalSeconds: Self.defaultKeyframeIntervalSeconds) }
+
+    /// The encoder's settings, with `--keyframe-interval` defaulting to the command's choice.
+    func settings(defaultKeyframeIntervalSeconds: Double) -> VP8EncoderSettings {
+        let interval = keyframeInterval ?? defaultKeyframeIntervalSeconds
         var settings = VP8EncoderSettings(
             bitrateKbps: bitrate, cpuUsed: cpuUsed, threads: threads,
-            keyframes: keyframeInterval > 0 ? .every(seconds: keyframeInterval) : .onRequest)
+            keyframes: interval > 0 ? .every(seconds: interval) : .onRequest)
         settings.noiseSensitivity = noiseSensitivity
         settings.staticThreshold = staticThreshold
         return settings

@@ -7,6 +7,8 @@ import MediaCore
 import RTPSender
 import Transport
 import VP8
+import WebRTC
+import WHIP
 
 @main
 struct Main {
@@ -51,6 +53,13 @@ struct Main {
             if case .socket = error { return 1 }
             if case .srtp = error { return 1 }
             return 2
+        case let error as WHIPError:
+            say("\(error)")
+            if case .invalidURL = error { return 2 }
+            return 1
+        case let error as WebRTCError:
+            say("\(error)")
+            return 1
         case let error as CameraCaptureError:
             say("\(error)")
             switch error {

@@ -2,6 +2,7 @@ import Foundation
 import ICE
 import MediaCore
 import Synchronization
+import TestSupport
 import Testing
 
 extension ICEAgentSuites {
@@ -180,27 +181,6 @@ enum AgentThreadCPU {
     }
 }
 
-/// The preloaded per-thread allocation counter, if any, once it has been seen to count a known
-/// allocation (realpath's, which the optimiser cannot remove).
-enum AllocationCount {
-    static var verifiedFunction: (@Sendable () -> UInt)? {
-        guard let symbol = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "camrtp_thread_malloc_count") else { return nil }
-        let count = unsafeBitCast(symbol, to: (@convention(c) () -> UInt).self)
-        let before = count()
-        free(realpath("/", nil))
-        return count() > before ? { @Sendable in count() } : nil
-    }
-}
-
 extension Duration {
     var milliseconds: Double { Double(components.seconds) * 1_000 + Double(components.attoseconds) / 1e15 }
-}
-
-extension Array where Element == Double {
-    var median: Double { percentile(0.5) }
-    func percentile(_ fraction: Double) -> Double {
-        guard !isEmpty else { return 0 }
-        let sorted = self.sorted()
-        return sorted[Swift.min(sorted.count - 1, Int(Double(sorted.count - 1) * fraction + 0.5))]
-    }
 }

@@ -1,0 +1,130 @@
+import AsyncHTTPClient
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// A published session: the endpoint's answer and the resource to DELETE when done.
+public struct WHIPSession: Sendable, Hashable {
+    /// The SDP answer of the 201.
+    public let answer: String
+    /// The session's URL: the 201's `Location`, resolved against the endpoint URL.
+    public let resource: ResourceURL
+}
+
+/// The client side of WHIP (RFC 9725): POST the SDP offer as `application/sdp` (with
+/// `Authorization: Bearer` when given), expect `201 Created` with the answer and a `Location`,
+/// and DELETE that resource to end the session. Each exchange has a deadline and a bounded
+/// response; every failure is a `WHIPError` that says what the endpoint did.
+///
+/// It owns its HTTP client, which does not retry a refused connection (an endpoint that is not
+/// there is reported at once), and shuts it down when released.
+public final class WHIPClient: Sendable {
+    /// An answer is a few kB; a larger body is refused.
+    public static let defaultMaximumResponseBytes = 256 * 1024
+    /// At most this much of an error body is quoted.
+    static let maximumQuotedBodyCharacters = 200
+
+    public let endpoint: ResourceURL
+    public let bearerToken: String?
+    public let timeoutNs: Int64
+    public let maximumResponseBytes: Int
+    private let client: HTTPClient
+    private let logger: Logger
+
+    /// - Parameters:
+    ///   - endpoint: the WHIP endpoint's URL, `http://` or `https://`.
+    ///   - timeoutNs: for each exchange, connecting included.
+    public init(
+        endpoint: String, bearerToken: String? = nil, timeoutNs: Int64 = 10_000_000_000,
+        maximumResponseBytes: Int = WHIPClient.defaultMaximumResponseBytes, logger: Logger = Logger(label: "camrtp.whip")
+    ) throws(WHIPError) {
+        guard let url = ResourceURL(parsing: endpoint) else { throw .invalidURL(endpoint) }
+        self.endpoint = url
+        self.bearerToken = bearerToken
+        self.timeoutNs = timeoutNs
+        self.maximumResponseBytes = maximumResponseBytes
+        self.logger = logger
+        var configuration = HTTPClient.Configuration()
+        configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.timeout.connect = .nanoseconds(timeoutNs)
+        client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    deinit {
+        try? client.syncShutdown()
+    }
+
+    /// POSTs `offer`; returns the answer and the session's resource.
+    public func publish(offer: String) async throws(WHIPError) -> WHIPSession {
+        var request = HTTPClientRequest(url: endpoint.description)
+        request.method = .POST
+        request.headers.add(name: "Content-Type", value: "application/sdp")
+        request.headers.add(name: "Accept", value: "application/sdp")
+        authorize(&request)
+        request.body = .bytes(ByteBuffer(string: offer))
+        let (response, body) = try await exchange(request, method: "POST", url: endpoint)
+        guard response.status == .created else {
+            throw .status(code: Int(response.status.code), method: "POST", url: endpoint.description, bodyLine: Self.firstLine(body))
+        }
+        let contentType = response.headers.first(name: "Content-Type")
+        guard let contentType, Self.mediaType(contentType) == "application/sdp" else { throw .wrongContentType(contentType) }
+        guard let location = response.headers.first(name: "Location") else { throw .missingLocation }
+        guard let resource = endpoint.resolving(location) else { throw .invalidLocation(location) }
+        logger.info("WHIP session \(resource)")
+        return WHIPSession(answer: body, resource: resource)
+    }
+
+    /// DELETEs the session's resource (RFC 9725 section 4.2): the endpoint ends the session.
+    public func stop(_ session: WHIPSession) async throws(WHIPError) {
+        var request = HTTPClientRequest(url: session.resource.description)
+        request.method = .DELETE
+        authorize(&request)
+        let (response, body) = try await exchange(request, method: "DELETE", url: session.resource)
+        guard (200..<300).contains(Int(response.status.code)) else {
+            throw .status(code: Int(response.status.code), method: "DELETE", url: session.resource.description, bodyLine: Self.firstLine(body))
+        }
+    }
+
+    private func authorize(_ request: inout HTTPClientRequest) {
+        if let bearerToken { request.headers.add(name: "Authorization", value: "Bearer \(bearerToken)") }
+    }
+
+    /// One request and its whole (bounded) body, with the deadline; failures as `WHIPError`.
+    private func exchange(
+        _ request: HTTPClientRequest, method: String, url: ResourceURL
+    ) async throws(WHIPError) -> (HTTPClientResponse, String) {
+        let deadline = NIODeadline.now() + .nanoseconds(timeoutNs)
+        do {
+            let response = try await client.execute(request, deadline: deadline, logger: logger)
+            let buffer = try await response.body.collect(upTo: maximumResponseBytes)
+            return (response, String(buffer: buffer))
+        } catch {
+            throw classify(error, method: method, url: url)
+        }
+    }
+
+    private func classify(_ error: any Error, method: String, url: ResourceURL) -> WHIPError {
+        if let error = error as? WHIPError { return error }
+        if error is NIOTooManyBytesError { return .responseTooLarge(limit: maximumResponseBytes) }
+        if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
+            return .timeout(method: method, url: url.description, seconds: Double(timeoutNs) / 1e9)
+        }
+        let detail = "\(error)"
+        if detail.contains("refused") || detail.contains("errno: 111") { return .connectionRefused(url: url.description) }
+        return .transport(method: method, url: url.description, detail: String(detail.prefix(Self.maximumQuotedBodyCharacters)))
+    }
+
+    /// `application/sdp` from `Application/SDP; charset=utf-8`.
+    static func mediaType(_ contentType: String) -> String {
+        String(contentType.split(separator: ";", maxSplits: 1).first ?? "").trimmingBlanks.lowercased()
+    }
+
+    /// The first non-blank line of an error body, without control characters, cut short.
+    static func firstLine(_ body: String) -> String {
+        let line = body.split(whereSeparator: { $0 == "\n" || $0 == "\r" }).first { !String($0).trimmingBlanks.isEmpty } ?? ""
+        let printable = line.unicodeScalars.filter { $0.value >= 0x20 && $0.value != 0x7F }
+        var text = String(String.UnicodeScalarView(printable)).trimmingBlanks
+        if text.count > maximumQuotedBodyCharacters { text = String(text.prefix(maximumQuotedBodyCharacters)) + "…" }
+        return text
+    }
+}

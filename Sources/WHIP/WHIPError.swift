@@ -1,0 +1,42 @@
+/// Why publishing to a WHIP endpoint (RFC 9725) or ending the session failed, in one line that
+/// names the endpoint's answer.
+public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// The endpoint is no http(s) URL.
+    case invalidURL(String)
+    /// The endpoint answered 4xx or 5xx (or a status WHIP does not use): the status and the first
+    /// line of its body, cut short.
+    case status(code: Int, method: String, url: String, bodyLine: String)
+    /// The 201 was not `application/sdp`.
+    case wrongContentType(String?)
+    /// The 201 had no `Location` header, or one that does not resolve.
+    case missingLocation
+    case invalidLocation(String)
+    /// The response body was larger than the limit.
+    case responseTooLarge(limit: Int)
+    case timeout(method: String, url: String, seconds: Double)
+    case connectionRefused(url: String)
+    /// Any other failure of the HTTP exchange (name resolution, TLS, a reset connection).
+    case transport(method: String, url: String, detail: String)
+
+    public var description: String {
+        switch self {
+        case .invalidURL(let url): "WHIP URL \"\(url)\" is not an http:// or https:// URL"
+        case .status(let code, let method, let url, let bodyLine):
+            "WHIP \(method) \(url) answered \(code)" + (bodyLine.isEmpty ? "" : ": \(bodyLine)")
+                + (code == 401 || code == 403 ? " (check --bearer)" : "")
+        case .wrongContentType(let type):
+            "the WHIP endpoint answered with \(type.map { "Content-Type \($0)" } ?? "no Content-Type"), not application/sdp"
+        case .missingLocation: "the WHIP endpoint's 201 has no Location header, so the session could not be ended"
+        case .invalidLocation(let value): "the WHIP endpoint's Location \"\(value)\" is not a usable URL"
+        case .responseTooLarge(let limit): "the WHIP endpoint's response is larger than \(limit) bytes"
+        case .timeout(let method, let url, let seconds):
+            "WHIP \(method) \(url) got no answer within \(Self.seconds(seconds)) s (raise --http-timeout?)"
+        case .connectionRefused(let url): "WHIP endpoint \(url) refused the connection (is the server running?)"
+        case .transport(let method, let url, let detail): "WHIP \(method) \(url) failed: \(detail)"
+        }
+    }
+
+    private static func seconds(_ value: Double) -> String {
+        value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}

@@ -1,0 +1,30 @@
+import MediaCore
+import Synchronization
+
+/// The encoder as the RTP sender steers it, seen by the WebRTC sender: calls go on to the
+/// pipeline's encoder (once attached) and target changes become events.
+final class ObservedEncoderControl: EncoderControl, Sendable {
+    private let upstream = Mutex<(any EncoderControl)?>(nil)
+    private let onTarget: @Sendable (Int) -> Void
+
+    init(onTarget: @escaping @Sendable (Int) -> Void) {
+        self.onTarget = onTarget
+    }
+
+    func setUpstream(_ encoder: any EncoderControl) {
+        upstream.withLock { $0 = encoder }
+    }
+
+    func requestKeyframe() {
+        upstream.withLock { $0 }?.requestKeyframe()
+    }
+
+    func setTargetBitrate(kbps: Int) {
+        upstream.withLock { $0 }?.setTargetBitrate(kbps: kbps)
+        onTarget(kbps)
+    }
+
+    func setNetworkCongested(_ congested: Bool) {
+        upstream.withLock { $0 }?.setNetworkCongested(congested)
+    }
+}

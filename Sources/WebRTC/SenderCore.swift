@@ -1,0 +1,148 @@
+import Logging
+import MediaCore
+import RTPSender
+import SDP
+import Synchronization
+import Transport
+
+/// The part of a `WebRTCVideoSender` that the connection's state handler reaches: it builds the
+/// RTP sender when the connection is ready, gates frames (none before ready, a keyframe first),
+/// and turns what the RTP sender reports into events and statistics.
+final class SenderCore: Sendable {
+    struct State {
+        var negotiated: NegotiatedVideo?
+        weak var connection: WebRTCConnection?
+        var rtpSender: RTPVideoSender?
+        var reporter = SinkReporter.ignoring
+        var awaitingKeyframe = true
+        var forwarded = 0
+        var droppedBeforeReady = 0
+        var droppedAwaitingKeyframe = 0
+        var firstFrameSentNs: Int64?
+        var latest: SenderStatistics?
+        var transport: UDPTransportStatistics?
+        /// Why frames are refused: the connection went down or the sender did not start.
+        var failure: WebRTCError?
+        var finished = false
+    }
+
+    let negotiation: SenderNegotiation
+    let control: ObservedEncoderControl
+    let events: AsyncStream<WebRTCSenderEvent>
+    let state = Mutex(State())
+    private let continuation: AsyncStream<WebRTCSenderEvent>.Continuation
+    private let logger: Logger
+
+    init(negotiation: SenderNegotiation, logger: Logger) {
+        self.negotiation = negotiation
+        self.logger = logger
+        let (events, continuation) = AsyncStream.makeStream(of: WebRTCSenderEvent.self, bufferingPolicy: .bufferingNewest(256))
+        self.events = events
+        self.continuation = continuation
+        control = ObservedEncoderControl { kbps in continuation.yield(.targetBitrate(kbps: kbps)) }
+    }
+
+    /// On the connection's thread. The event goes out after the state took effect, so that whoever
+    /// sees `.ready` finds the RTP sender running and whoever sees `.closed` has frames refused.
+    func connectionStateChanged(_ connectionState: WebRTCConnectionState) {
+        defer { continuation.yield(.stateChanged(connectionState)) }
+        switch connectionState {
+        case .ready:
+            startSender()
+        case .failed(let failure):
+            state.withLock { if $0.failure == nil { $0.failure = .connection(failure) } }
+        case .closed:
+            state.withLock { if $0.failure == nil { $0.failure = .closed } }
+        default:
+            break
+        }
+    }
+
+    /// Builds the RTP sender with the negotiated values and the DTLS keys, starts its thread and
+    /// asks the encoder for the keyframe the peer needs first.
+    private func startSender() {
+        let (connection, negotiated) = state.withLock { ($0.connection, $0.negotiated) }
+        guard let connection, let negotiated, let keys = connection.srtpKeys else { return }
+        let configuration = negotiation.senderConfiguration(
+            for: negotiated, outboundKey: keys.outbound, inboundKey: keys.inbound, transport: connection)
+        let sender: RTPVideoSender
+        do {
+            sender = try RTPVideoSender(configuration: configuration, logger: logger)
+        } catch {
+            logger.error("RTP sender did not start: \(error)")
+            state.withLock { $0.failure = .connection(.sender("\(error)")) }
+            return
+        }
+        sender.attach(encoder: control, reporter: SinkReporter { [weak self] event in self?.observe(event) })
+        state.withLock { state in
+            state.rtpSender = sender
+            state.awaitingKeyframe = true
+        }
+        control.requestKeyframe()
+        continuation.yield(.keyframeRequested(.application))
+    }
+
+    /// What the RTP sender reports, on its thread: passed on to the pipeline, and kept.
+    private func observe(_ event: SinkEvent) {
+        let reporter = state.withLock { state in
+            switch event {
+            case .frameDelivered(_, _, _, let deliveredNs):
+                if state.firstFrameSentNs == nil { state.firstFrameSentNs = deliveredNs }
+            case .statistics(let statistics):
+                state.latest = statistics
+            case .overheadSent, .keyframeRequested:
+                break
+            }
+            return state.reporter
+        }
+        if case .keyframeRequested(let source) = event { continuation.yield(.keyframeRequested(source)) }
+        reporter.report(event)
+    }
+
+    func attach(encoder: any EncoderControl, reporter: SinkReporter) {
+        control.setUpstream(encoder)
+        let ready = state.withLock { state in
+            state.reporter = reporter
+            return state.rtpSender != nil && state.awaitingKeyframe
+        }
+        if ready { control.requestKeyframe() }
+    }
+
+    /// Forwards `frame` once ready, from the first keyframe on; throws when the connection is down.
+    func consume(_ frame: EncodedFrame) throws {
+        let (sender, failure): (RTPVideoSender?, WebRTCError?) = state.withLock { state in
+            if let failure = state.failure { return (nil, failure) }
+            guard !state.finished, let sender = state.rtpSender else {
+                state.droppedBeforeReady += 1
+                return (nil, nil)
+            }
+            if state.awaitingKeyframe {
+                guard frame.isKeyframe else {
+                    state.droppedAwaitingKeyframe += 1
+                    return (nil, nil)
+                }
+                state.awaitingKeyframe = false
+            }
+            state.forwarded += 1
+            return (sender, nil)
+        }
+        if let failure { throw failure }
+        try sender?.consume(frame)
+    }
+
+    /// Sends what is queued and RTCP BYE; later frames are dropped.
+    func finish() throws {
+        let sender = state.withLock { state -> RTPVideoSender? in
+            guard !state.finished else { return nil }
+            state.finished = true
+            return state.rtpSender
+        }
+        guard let sender else { return }
+        defer { state.withLock { $0.transport = sender.transportStatistics } }
+        try sender.finish()
+    }
+
+    func endEvents() {
+        continuation.finish()
+    }
+}

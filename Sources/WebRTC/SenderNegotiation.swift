@@ -1,0 +1,84 @@
+import RTP
+import RTPSender
+import SDP
+import Transport
+
+/// What our side of the negotiation says and how the agreement becomes the RTP sender's
+/// configuration; pure, so that both are tested without a connection.
+struct SenderNegotiation: Sendable {
+    let configuration: WebRTCSenderConfiguration
+    let ssrc: UInt32
+    /// Drawn even when RTX is off, so that the offer and the sender agree whatever the peer says.
+    let rtxSSRC: UInt32
+
+    init(configuration: WebRTCSenderConfiguration, rtxSSRC: UInt32 = .random(in: .min ... .max)) {
+        self.configuration = configuration
+        let ssrc = configuration.ssrc ?? .random(in: .min ... .max)
+        self.ssrc = ssrc
+        self.rtxSSRC = rtxSSRC == ssrc ? rtxSSRC &+ 1 : rtxSSRC
+    }
+
+    /// The feedback we act on (RFC 4585 section 4.2): NACK unless retransmission is off, PLI and
+    /// FIR, transport-cc with its extension, and REMB.
+    var feedback: [RTCPFeedback] {
+        var feedback: [RTCPFeedback] = configuration.retransmission == .off ? [] : [.nack]
+        feedback += [.pli, .fir]
+        if configuration.transportCC { feedback.append(.transportCC) }
+        feedback.append(.remb)
+        return feedback
+    }
+
+    /// The extensions we write, with the ids of our offers.
+    var extensions: [HeaderExtensionMapping] {
+        var mappings: [HeaderExtensionMapping] = []
+        if configuration.absoluteSendTime {
+            mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultAbsoluteSendTimeID, uri: RTPHeaderExtensionURI.absoluteSendTime))
+        }
+        if configuration.transportCC {
+            mappings.append(
+                HeaderExtensionMapping(
+                    id: RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID, uri: RTPHeaderExtensionURI.transportWideSequenceNumber))
+        }
+        return mappings
+    }
+
+    var localVideoSender: LocalVideoSender {
+        LocalVideoSender(
+            ssrc: ssrc, rtxSSRC: configuration.retransmission == .rtx ? rtxSSRC : nil, cname: configuration.cname,
+            streamID: MediaStreamID(streamID: configuration.streamID, trackID: "video"), feedback: feedback,
+            extensions: extensions, direction: .sendonly, payloadType: configuration.payloadType,
+            rtxPayloadType: configuration.rtxPayloadType)
+    }
+
+    /// The RTP sender for what was agreed: the peer's payload types and extension ids, RTX only
+    /// when both sides have it (else resend when the peer NACKs), SRTP with the DTLS keys of
+    /// each direction.
+    func senderConfiguration(
+        for negotiated: NegotiatedVideo, outboundKey: SRTPMasterKey, inboundKey: SRTPMasterKey, transport: any MediaTransport
+    ) -> RTPSenderConfiguration {
+        let retransmission: RetransmissionMode
+        if configuration.retransmission == .off || !negotiated.feedback.contains(.nack) {
+            retransmission = .off
+        } else if configuration.retransmission == .rtx, let rtxPayloadType = negotiated.rtxPayloadType {
+            retransmission = .rtx(payloadType: rtxPayloadType, ssrc: rtxSSRC)
+        } else {
+            retransmission = .resend
+        }
+        var session = RTPSessionParameters.random()
+        session.ssrc = ssrc
+        return RTPSenderConfiguration(
+            route: .transport(transport), payloadType: negotiated.payloadType, mtu: configuration.mtu, session: session,
+            srtpKey: outboundKey, feedbackSRTPKey: inboundKey, extensions: Self.extensionIDs(negotiated.extensions),
+            retransmission: retransmission, cname: configuration.cname, acceptsPlainRTCP: false,
+            congestionControl: configuration.congestionControl, pacing: configuration.pacing,
+            keyframeRequestIntervalNs: configuration.keyframeRequestIntervalNs)
+    }
+
+    /// The agreed ids of the extensions the sender writes; others are left out.
+    static func extensionIDs(_ mappings: [HeaderExtensionMapping]) -> HeaderExtensionIDs {
+        func id(_ uri: String) -> UInt8? { mappings.first { $0.uri == uri }?.id }
+        return HeaderExtensionIDs(
+            absoluteSendTime: id(RTPHeaderExtensionURI.absoluteSendTime), videoOrientation: id(RTPHeaderExtensionURI.videoOrientation),
+            transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber))
+    }
+}

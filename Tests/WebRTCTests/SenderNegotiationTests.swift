@@ -1,0 +1,79 @@
+import RTP
+import RTPSender
+import SDP
+import Testing
+import Transport
+@testable import WebRTC
+
+/// What we offer and how the peer's answer becomes the RTP sender's configuration.
+@Suite("WebRTC: sender negotiation")
+struct SenderNegotiationTests {
+    final class NoTransport: MediaTransport {
+        func send(_ datagram: UnsafeRawBufferPointer) -> Bool { false }
+        func startReceiving(_ receive: @escaping @Sendable (UnsafeRawBufferPointer) -> Void) {}
+    }
+
+    static func negotiated(
+        payloadType: UInt8 = 100, rtx: UInt8? = 101, feedback: [RTCPFeedback], extensions: [HeaderExtensionMapping]
+    ) -> NegotiatedVideo {
+        NegotiatedVideo(
+            mediaIndex: 0, mid: "0", payloadType: payloadType, rtxPayloadType: rtx, feedback: feedback, extensions: extensions,
+            direction: .sendonly, rtcpReducedSize: true, localDTLSRole: .server,
+            remote: RemoteTransportParameters(
+                iceCredentials: ICECredentials(usernameFragment: "abcd", password: "0123456789012345678901"),
+                fingerprints: [Fingerprint(hashFunction: .sha256, digest: [UInt8](repeating: 1, count: 32))], setup: .active))
+    }
+
+    @Test func offersRTXFeedbackAndBothExtensions() {
+        let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(ssrc: 0x1234), rtxSSRC: 0x5678)
+        let local = negotiation.localVideoSender
+        #expect(local.ssrc == 0x1234)
+        #expect(local.rtxSSRC == 0x5678)
+        #expect(local.direction == .sendonly)
+        #expect(local.feedback == [.nack, .pli, .fir, .transportCC, .remb])
+        #expect(local.extensions.map(\.uri) == [RTPHeaderExtensionURI.absoluteSendTime, RTPHeaderExtensionURI.transportWideSequenceNumber])
+
+        let plain = SenderNegotiation(
+            configuration: WebRTCSenderConfiguration(retransmission: .off, transportCC: false, absoluteSendTime: false))
+        #expect(plain.localVideoSender.rtxSSRC == nil)
+        #expect(plain.localVideoSender.feedback == [.pli, .fir, .remb])
+        #expect(plain.localVideoSender.extensions.isEmpty)
+    }
+
+    @Test func theSenderTakesThePeersPayloadTypesIDsAndKeys() throws {
+        let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(ssrc: 7), rtxSSRC: 8)
+        let outbound = SRTPMasterKey(randomFor: .aeadAES128GCM)
+        let inbound = SRTPMasterKey(randomFor: .aeadAES128GCM)
+        let video = Self.negotiated(
+            feedback: [.nack, .pli, .transportCC],
+            extensions: [HeaderExtensionMapping(id: 5, uri: RTPHeaderExtensionURI.transportWideSequenceNumber)])
+        let configuration = negotiation.senderConfiguration(for: video, outboundKey: outbound, inboundKey: inbound, transport: NoTransport())
+        #expect(configuration.payloadType == 100)
+        #expect(configuration.session.ssrc == 7)
+        #expect(configuration.retransmission == .rtx(payloadType: 101, ssrc: 8))
+        #expect(configuration.extensions == HeaderExtensionIDs(transportWideSequenceNumber: 5))
+        #expect(configuration.srtpKey == outbound)
+        #expect(configuration.feedbackSRTPKey == inbound)
+        try configuration.validate()
+    }
+
+    @Test func retransmissionFollowsWhatThePeerAccepted() {
+        let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(), rtxSSRC: 9)
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        func mode(_ video: NegotiatedVideo) -> RetransmissionMode {
+            negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: NoTransport()).retransmission
+        }
+        #expect(mode(Self.negotiated(rtx: nil, feedback: [.nack, .pli], extensions: [])) == .resend)
+        #expect(mode(Self.negotiated(rtx: 101, feedback: [.pli], extensions: [])) == .off)
+        let off = SenderNegotiation(configuration: WebRTCSenderConfiguration(retransmission: .off), rtxSSRC: 9)
+        #expect(
+            off.senderConfiguration(
+                for: Self.negotiated(feedback: [.nack], extensions: []), outboundKey: key, inboundKey: key, transport: NoTransport()
+            ).retransmission == .off)
+    }
+
+    @Test func theRTXSSRCNeverEqualsTheMediaSSRC() {
+        let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(ssrc: 42), rtxSSRC: 42)
+        #expect(negotiation.rtxSSRC != negotiation.ssrc)
+    }
+}
