@@ -31,6 +31,7 @@ let package = Package(
         // The WHEP endpoint's HTTP server. Its default traits (swift-configuration, full Foundation) are off.
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -76,11 +77,13 @@ let package = Package(
         ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
         .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
-        // WHEP (viewers over HTTP): the endpoint, its session-factory seam and the viewer page.
+        // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
+        // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
         .target(name: "WHEP", dependencies: [
-            "MediaCore", logging,
+            "MediaCore", "ViewerFanout", "WebRTC", logging,
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
@@ -90,7 +93,7 @@ let package = Package(
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", logging,
+            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,

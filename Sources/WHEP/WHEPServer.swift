@@ -1,6 +1,7 @@
 import Hummingbird
 import Logging
 import MediaCore
+import ServiceLifecycle
 
 /// The WHEP endpoint (draft-ietf-wish-whep, on RFC 9725's resource model) and the viewer page,
 /// on Hummingbird:
@@ -64,7 +65,8 @@ public final class WHEPServer: Sendable {
         return router
     }
 
-    /// Serves until the task is cancelled, then closes every session. `listening` gets the bound
+    /// Serves until the task is cancelled, then shuts down gracefully (open requests are
+    /// answered, no new connections taken) and closes every session. `listening` gets the bound
     /// port (useful with port 0).
     public func run(listening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
         let app = Application(
@@ -72,8 +74,15 @@ public final class WHEPServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "camrtp"),
             onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) },
             logger: logger)
+        // Cancellation alone would tear the listener down mid-request; a graceful shutdown of its
+        // service group lets the open requests finish.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
         do {
-            try await app.run()
+            try await withTaskCancellationHandler {
+                try await group.run()
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
         } catch {
             await closeAll()
             throw error

@@ -16,5 +16,5 @@ struct Camrtp: ParsableCommand {
             camrtp at once with 130 or 143.
             """,
         version: "0.1.0",
-        subcommands: [SendCommand.self, PublishCommand.self, SDPCommand.self, LoopbackCommand.self, RecordCommand.self, SnapshotCommand.self, DevicesCommand.self, CtlCommand.self])
+        subcommands: [SendCommand.self, ServeCommand.self, PublishCommand.self, SDPCommand.self, LoopbackCommand.self, RecordCommand.self, SnapshotCommand.self, DevicesCommand.self, CtlCommand.self])
 }
