@@ -9,13 +9,8 @@ extension EndToEnd {
     /// network namespace whose veth carries 127.0.0.2 (aioice skips 127.0.0.1; camrtp offers
     /// candidates on that address only).
     @Suite(.serialized) struct WHEPServeEndToEndTests {
-        static var unavailableReason: String? {
-            if let reason = NetworkNamespace.unavailableReason { return reason }
-            guard let result = try? ExternalTool("/usr/bin/python3").run(["-c", "import aiortc, aiohttp"], timeout: 60),
-                result.status == 0
-            else { return "the WHEP viewers need aiortc and aiohttp for /usr/bin/python3 (apt-get install python3-aiortc python3-aiohttp)" }
-            return nil
-        }
+        /// The same needs as the WHIP tests: namespaces, and aiortc with aiohttp.
+        static var unavailableReason: String? { WHIPPublishEndToEndTests.unavailableReason }
 
         /// A namespace with `camrtp serve` listening in it; `stop()` interrupts camrtp (the clean
         /// way out) and returns how it ended.
@@ -24,12 +19,12 @@ extension EndToEnd {
             let server: ExternalTool.Running
             let base: String
 
-            init(_ extra: [String] = []) throws {
+            init(source: String = "testsrc:320x240@30", _ extra: [String] = []) throws {
                 if let reason = WHEPServeEndToEndTests.unavailableReason { try Test.cancel("WHEP with aiortc: \(reason)") }
                 namespace = try NetworkNamespace(purpose: "whep")
                 do {
                     server = try namespace.start(
-                        [CamrtpBinary.path, "serve", "--source", "testsrc:320x240@30", "--http", "127.0.0.1:0",
+                        [CamrtpBinary.path, "serve", "--source", source, "--http", "127.0.0.1:0",
                          "--local-address", NetworkNamespace.ipv4Address] + extra)
                 } catch {
                     namespace.remove()
