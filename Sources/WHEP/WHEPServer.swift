@@ -2,6 +2,7 @@ import Hummingbird
 import Logging
 import MediaCore
 import ServiceLifecycle
+import Synchronization
 
 /// The WHEP endpoint (draft-ietf-wish-whep, on RFC 9725's resource model) and the viewer page,
 /// on Hummingbird:
@@ -16,21 +17,29 @@ import ServiceLifecycle
 /// | `OPTIONS` anything | 204 with CORS and `Accept-Post` |
 ///
 /// Offers are bounded (64 KiB by default; 413 beyond), must say `application/sdp` (415), and
-/// beyond `maxViewers` sessions get 503. A rejected offer gets 400 with the reason as text.
+/// beyond `maxViewers` sessions get 503, and offers beyond `offersPerSecond` (with a burst of
+/// `offerBurst`) get 429. A rejected offer gets 400 with the reason as text.
 public final class WHEPServer: Sendable {
     public struct Configuration: Sendable {
         public var host: String
         public var port: Int
         public var maxViewers: Int
         public var maxOfferBytes: Int
+        public var offersPerSecond: Double
+        public var offerBurst: Int
         /// The page `GET /` serves.
         public var page: String
 
-        public init(host: String = "127.0.0.1", port: Int = 8080, maxViewers: Int = 8, maxOfferBytes: Int = 64 * 1024, page: String = ViewerPage.html) {
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, maxViewers: Int = 8, maxOfferBytes: Int = 64 * 1024,
+            offersPerSecond: Double = 5, offerBurst: Int = 10, page: String = ViewerPage.html
+        ) {
             self.host = host
             self.port = port
             self.maxViewers = maxViewers
             self.maxOfferBytes = maxOfferBytes
+            self.offersPerSecond = offersPerSecond
+            self.offerBurst = offerBurst
             self.page = page
         }
     }
@@ -39,12 +48,20 @@ public final class WHEPServer: Sendable {
     private let factory: any WHEPSessionFactory
     private let registry: WHEPSessionRegistry
     private let logger: Logger
+    private let clock: @Sendable () -> Int64
+    private let offerLimiter: Mutex<OfferRateLimiter>
 
-    public init(configuration: Configuration, factory: any WHEPSessionFactory, logger: Logger) {
+    /// `clock`: nanoseconds on `CLOCK_MONOTONIC`, for the offer rate limit; tests pass their own.
+    public init(
+        configuration: Configuration, factory: any WHEPSessionFactory, logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = MonotonicClock.nowNs
+    ) {
         self.configuration = configuration
         self.factory = factory
         self.logger = logger
+        self.clock = clock
         registry = WHEPSessionRegistry(maxSessions: configuration.maxViewers)
+        offerLimiter = Mutex(OfferRateLimiter(ratePerSecond: configuration.offersPerSecond, burst: configuration.offerBurst))
     }
 
     /// The sessions being served.
@@ -107,6 +124,10 @@ public final class WHEPServer: Sendable {
     private func offer(_ request: Request) async -> Response {
         guard WHEPContentType.isSDP(request.headers[.contentType]) else {
             return Self.text(.unsupportedMediaType, "the offer must be sent as Content-Type: application/sdp")
+        }
+        let now = clock()
+        guard offerLimiter.withLock({ $0.admit(nowNs: now) }) else {
+            return Self.text(.tooManyRequests, "too many offers; try again in a second", headers: [.retryAfter: "1"])
         }
         var request = request
         let body: ByteBuffer

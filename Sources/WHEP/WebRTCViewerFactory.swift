@@ -54,17 +54,20 @@ final class WebRTCViewerSession: WHEPSession {
     }
 
     func close() async {
-        end()
+        await end()
     }
 
-    private func end() {
+    /// Closing finishes the RTP sender (its queue, then RTCP BYE) and joins its thread: that
+    /// waits, so it runs on a thread of its own rather than on the concurrency pool.
+    private func end() async {
         let id = viewer.withLock { state in
             state.closed = true
             defer { state.id = nil }
             return state.id
         }
         if let id { fanout.removeViewer(id) }
-        sender.close()
+        let sender = sender
+        await MediaThread.run(name: "camrtp.viewer.close") { sender.close() }
     }
 
     /// Joins the fan-out once connected, then follows the connection: a failure (ICE, consent,
@@ -88,7 +91,7 @@ final class WebRTCViewerSession: WHEPSession {
             } catch {
                 logger.info("viewer could not connect", metadata: ["resource": "\(resourceID)", "error": "\(error)"])
             }
-            end()
+            await end()
             ended()
         }
     }

@@ -196,3 +196,37 @@ import WHEP
         }
     }
 }
+
+@Suite struct OfferRateLimitTests {
+    @Test func aFloodOfOffersGets429AndTheBucketRefills() async throws {
+        let clock = TestClock()
+        let factory = FakeSessionFactory()
+        let server = WHEPServer(
+            configuration: .init(maxViewers: 64, offersPerSecond: 2, offerBurst: 3), factory: factory,
+            logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }), clock: { clock.nowNs })
+        let app = Application(router: server.makeRouter())
+        try await app.test(.router) { client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<5 {
+                let response = try await client.execute(
+                    uri: "/whep", method: .post, headers: WHEPServerTests.sdpHeaders, body: ByteBuffer(string: WHEPServerTests.offer))
+                statuses.append(response.status)
+            }
+            #expect(statuses == [.created, .created, .created, .tooManyRequests, .tooManyRequests])
+            clock.advance(ms: 500)
+            let refilled = try await client.execute(
+                uri: "/whep", method: .post, headers: WHEPServerTests.sdpHeaders, body: ByteBuffer(string: WHEPServerTests.offer))
+            #expect(refilled.status == .created)
+            #expect(factory.sessions.count == 4)
+        }
+    }
+}
+
+/// A clock the test moves.
+final class TestClock: @unchecked Sendable {
+    private let lock = ThreadCondition()
+    private var value: Int64 = 1_000_000_000
+
+    var nowNs: Int64 { lock.withLock { value } }
+    func advance(ms: Int64) { lock.withLock { value += ms * 1_000_000 } }
+}
