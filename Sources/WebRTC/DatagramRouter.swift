@@ -36,8 +36,9 @@ final class DatagramRouter: Sendable {
             inbox.push(.dtls(Array(datagram)))
         case .rtcp:
             if let receiver = feedback.withLock({ $0 }) {
-                receiver(datagram)
+                // Counted first: what the sender does with it may be seen before `receiver` returns.
                 rtcpDelivered.add(1, ordering: .relaxed)
+                receiver(datagram)
             } else {
                 rtcpUnclaimed.add(1, ordering: .relaxed)
             }

@@ -209,7 +209,12 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     public func close() {
         let running = thread.withLock { $0.take() }
         inbox.stop()
-        running?.join()
+        if let running, running.isCurrent {
+            // Released from a report on the connection's own thread: it ends once that returns.
+            _ = MediaThread(name: "camrtp.webrtc.j", joinable: false) { running.join() }
+        } else {
+            running?.join()
+        }
         mediaOpen.store(false, ordering: .releasing)
         agent.close()
         let waiters = status.withLock { status in

@@ -39,22 +39,23 @@ struct PublishCommand: CamrtpCommand {
         defer { sender.close() }
 
         let session = try await whip.publish(offer: sender.localDescription)
-        // From here on the endpoint holds a session: every way out ends it.
+        // From here on the endpoint holds a session: every way out ends it. While the stream runs a
+        // signal stops it (and the DELETE follows); before, the clean-up sends the DELETE.
         let cleanup = StopSignals.addCleanup { WHIPSessionEnder.endBlocking(session, with: whip) }
         let snapshot: StatsSnapshot
         do {
             try sender.acceptAnswer(session.answer)
             printNote("published \(source.summary) to \(publish.whip) (session \(session.resource)); connecting")
             let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: sender)
-            StopSignals.removeCleanup(cleanup)
             let connected = Task { await Self.reportConnection(of: sender) }
             defer { connected.cancel() }
             snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
         } catch {
-            StopSignals.removeCleanup(cleanup)
             try? await whip.stop(session)
+            StopSignals.removeCleanup(cleanup)
             throw error
         }
+        defer { StopSignals.removeCleanup(cleanup) }
         try await whip.stop(session)
         printNote(Self.summary(snapshot, sender.statistics))
     }

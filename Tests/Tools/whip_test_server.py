@@ -1,4 +1,4 @@
-#!/usr/bin/env python3
+#!/usr/bin/python3
 """A WHIP endpoint that misbehaves on request, for the WHIP client's tests.
 
 Prints "listening PORT" once bound (port 0: any free port), then one line per request:

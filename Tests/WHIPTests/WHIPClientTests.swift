@@ -10,7 +10,7 @@ final class WHIPClientTests {
     let base: String
 
     init() throws {
-        server = try ExternalTool("python3").start(["-u", TestTools.path("whip_test_server.py")])
+        server = try ExternalTool("/usr/bin/python3").start(["-u", TestTools.path("whip_test_server.py")])
         guard let line = server.waitForLine(containing: "listening ", in: .stdout), let port = line.split(separator: " ").last else {
             throw ServerDidNotStart(description: "the WHIP test server did not start: \(server.output(.stderr))")
         }
