@@ -91,12 +91,14 @@ public final class WHEPServer: Sendable {
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "camrtp"),
             onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        // Cancellation alone would tear the listener down mid-request; a graceful shutdown of its
-        // service group lets the open requests finish.
+        // Cancellation alone would tear the listener down mid-request (and Hummingbird logs that
+        // as an error); the group runs in a task of its own, which the caller's cancellation does
+        // not reach, and is shut down gracefully instead.
         let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let running = Task { try await group.run() }
         do {
             try await withTaskCancellationHandler {
-                try await group.run()
+                try await running.value
             } onCancel: {
                 Task { await group.triggerGracefulShutdown() }
             }

@@ -94,6 +94,22 @@ extension EndToEnd {
             #expect(result.stderr.contains("every viewer closed"), "\(result.stderr)")
         }
 
+        /// Ctrl-C with a viewer playing: camrtp closes it (RTCP BYE, DTLS close_notify), the
+        /// viewer's track ends, and camrtp exits 0 without an error on the way.
+        @Test(.timeLimit(.minutes(2)))
+        func ctrlCClosesAPlayingViewer() async throws {
+            let bed = try Bed()
+            let viewer = try bed.viewer(["--frames", "100000"])
+            defer { viewer.interrupt(); _ = viewer.wait(timeout: 10) }
+            let playing = viewer.waitForLine(in: .stdout, timeout: 90) { $0.contains("\"frame\"") && $0.contains("\"n\": 30,") }
+            #expect(playing != nil, "\(viewer.output(.stdout)) \(bed.server.output(.stderr))")
+            let result = bed.stop()
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.stderr.contains("viewer 1 left"), "\(result.stderr)")
+            #expect(!result.stderr.contains(" error "), "\(result.stderr)")
+            #expect(viewer.waitForLine(containing: "\"track-ended\"", in: .stdout) != nil, "\(viewer.output(.stdout))")
+        }
+
         /// Two viewers at once; the second joins while the first plays, and gets its first frame
         /// from the keyframe its arrival asked for (the time is printed, not asserted).
         @Test(.timeLimit(.minutes(3)))
