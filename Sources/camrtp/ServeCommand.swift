@@ -81,7 +81,11 @@ struct ServeCommand: CamrtpCommand {
         var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
             + "\(viewer.keyframeRequests) keyframe requests"
         if let delay = viewer.firstFrameDelayNs { line += ", first frame \(DecimalText.fixed(Double(delay) / 1e6, decimals: 1)) ms after joining" }
-        if let rtt = viewer.sender?.rttMs { line += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
+        if let sender = viewer.sender {
+            if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }
+            if sender.rtcpReceived.pli > 0 { line += ", \(sender.rtcpReceived.pli) PLI" }
+            if let rtt = sender.rttMs { line += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
+        }
         if let error { line += " (\(error))" }
         return line
     }

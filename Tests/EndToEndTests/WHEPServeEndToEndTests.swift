@@ -190,6 +190,38 @@ extension EndToEnd {
             #expect(bed.server.waitForLine(containing: "viewer 1 left", in: .stderr) != nil)
         }
 
+        /// Packets lost on the way: nftables in the namespace drops 5 % of the large UDP datagrams
+        /// (media; STUN, RTCP and most DTLS are smaller). Chromium NACKs them, camrtp resends
+        /// them (RTX), and the page still decodes every frame it needs.
+        @Test(.timeLimit(.minutes(3)))
+        func chromiumNACKsLostPacketsAndCamrtpResendsThem() async throws {
+            guard ExternalTool.locate("chromium") != nil else { try Test.cancel("needs chromium (apt-get install chromium)") }
+            guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else { try Test.cancel("needs nft (apt-get install nftables)") }
+            let bed = try Bed()
+            defer { bed.stop() }
+            for rule in [
+                ["add", "table", "inet", "loss"],
+                ["add", "chain", "inet", "loss", "out", "{ type filter hook output priority 0; }"],
+                ["add", "rule", "inet", "loss", "out", "meta", "l4proto", "udp", "udp", "length", ">", "600", "numgen", "random", "mod", "100", "<", "5", "drop"],
+            ] {
+                let result = try bed.namespace.start(["/usr/sbin/nft"] + rule).wait(timeout: 30)
+                try #require(result.status == 0, "nft \(rule.joined(separator: " ")): \(result.stderr)")
+            }
+            let screenshot = Self.artifactDirectory + "/whep-viewer-chromium-loss.png"
+            try FileManager.default.createDirectory(atPath: Self.artifactDirectory, withIntermediateDirectories: true)
+            let result = try bed.namespace.start([
+                "/usr/bin/python3", "-u", TestTools.path("chromium_viewer.py"), "--url", bed.base, "--screenshot", screenshot,
+                "--frames", "240", "--min-nacks", "1",
+            ]).wait(timeout: 150)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr) \(bed.server.output(.stderr))")
+            let stats = Self.events(result.stdout).compactMap { ($0["viewer"] as? [String: Any])?["stats"] as? [String: Any] }.last
+            #expect((stats?["nackCount"] as? Int ?? 0) > 0, "\(result.stdout)")
+            #expect((stats?["framesDecoded"] as? Int ?? 0) >= 240, "\(result.stdout)")
+            let left = bed.server.waitForLine(containing: "viewer 1 left", in: .stderr)
+            #expect(left?.contains("resent") == true, "\(bed.server.output(.stderr))")
+            print("under 5 % loss: the page sent \(stats?["nackCount"] ?? 0) NACKs and \(stats?["pliCount"] ?? 0) PLIs; \(left ?? "")")
+        }
+
         @Test(arguments: [
             (["--http", "nonsense"], "--http"),
             (["--http", "127.0.0.1:99999"], "--http"),

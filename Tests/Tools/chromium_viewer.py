@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Headless Chromium playing camrtp's viewer page, driven over the DevTools protocol (aiohttp's
 websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures)
-until enough frames are decoded with an RTT measured, presses the page's Keyframe button,
+until enough frames are decoded with an RTT measured (and NACKs sent, with --min-nacks), presses the page's Keyframe button,
 takes a screenshot and presses Disconnect (the page's DELETE).
 
 It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
@@ -86,7 +86,8 @@ async def drive(arguments):
                     stats = (viewer or {}).get("stats") or {}
                     if viewer and viewer.get("error"):
                         return 1
-                    if stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None:
+                    if (stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None
+                            and stats.get("nackCount", 0) >= arguments.min_nacks):
                         break
                     await asyncio.sleep(0.25)
                 else:
@@ -118,6 +119,7 @@ def main():
     parser.add_argument("--debug-port", type=int, default=9333)
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--screenshot", required=True)
+    parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
     parser.add_argument("--timeout", type=float, default=90)
     sys.exit(asyncio.run(drive(parser.parse_args())))
 
