@@ -13,6 +13,7 @@ let package = Package(
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
             "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl", "WebRTC", "WHIP",
+            "ViewerFanout", "WHEP",
         ]),
     ],
     dependencies: [
@@ -27,6 +28,10 @@ let package = Package(
         // WHIP's HTTP client (RFC 9725); it builds on FoundationEssentials, not Foundation.
         .package(url: "https://github.com/swift-server/async-http-client", exact: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // The WHEP endpoint's HTTP server. Its default traits (swift-configuration, full Foundation) are off.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -70,6 +75,16 @@ let package = Package(
             logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
+        .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
+        // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
+        // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
+        .target(name: "WHEP", dependencies: [
+            "MediaCore", "ViewerFanout", "WebRTC", logging,
+            .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
         .target(name: "CameraRTP", dependencies: [
             "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
@@ -78,7 +93,7 @@ let package = Package(
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", logging,
+            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,
@@ -119,6 +134,12 @@ let package = Package(
         ]),
         .testTarget(name: "StreamControlTests", dependencies: [
             "RTPSender", "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
+        ]),
+        .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
+        .testTarget(name: "WHEPTests", dependencies: [
+            "WHEP", "MediaCore", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [

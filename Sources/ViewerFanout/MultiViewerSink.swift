@@ -1,0 +1,225 @@
+import MediaCore
+
+/// One capture and one encoder shared by many viewers: an `EncodedFrameSink` that hands every
+/// encoded frame to each viewer's own sink (a WebRTC sender per viewer, each with its own ICE,
+/// DTLS and SRTP).
+///
+/// - Each viewer starts on a keyframe: a joining viewer skips frames until one comes and asks for
+///   it, so it waits at most one frame interval plus the keyframe rate limit.
+/// - Viewers steer the encoder together through `ViewerSteering`: keyframe requests are merged
+///   and rate-limited, the target follows the lowest estimate.
+/// - Each viewer has a bounded queue and a thread: a slow viewer loses its own frames and
+///   resynchronises on a keyframe, and a failing one is removed; neither blocks the others.
+/// - With no viewer, the encoder is told the network is congested, so frames are dropped before
+///   encoding and an idle server costs capture only.
+public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
+    /// A viewer ended, with its final figures: closed by `removeViewer` or `finish` (error nil),
+    /// or by the error its sink threw.
+    public typealias EndHandler = @Sendable (_ final: ViewerStatistics, _ error: (any Error)?) -> Void
+
+    private let lock = ThreadCondition()
+    private let clock: @Sendable () -> Int64
+    private let queueCapacity: Int
+    private let onViewerEnded: EndHandler?
+    private var steering: ViewerSteering
+    private var encoder: (any EncoderControl)?
+    private var reporter = SinkReporter.ignoring
+    private var channels: [Int: ViewerChannel] = [:]
+    private var statistics: [Int: ViewerStatistics] = [:]
+    private var joinedNs: [Int: Int64] = [:]
+    private var nextID = 1
+    private var finished = false
+
+    /// - Parameters:
+    ///   - queueCapacity: frames a viewer may fall behind before it loses them (8 ≈ 270 ms at 30 fps).
+    ///   - clock: nanoseconds on `CLOCK_MONOTONIC`; tests pass their own.
+    public init(
+        minBitrateKbps: Int, maxBitrateKbps: Int, queueCapacity: Int = 8,
+        minimumKeyframeIntervalNs: Int64 = 300_000_000,
+        clock: @escaping @Sendable () -> Int64 = MonotonicClock.nowNs,
+        onViewerEnded: EndHandler? = nil
+    ) {
+        steering = ViewerSteering(
+            minBitrateKbps: minBitrateKbps, maxBitrateKbps: maxBitrateKbps,
+            minimumKeyframeIntervalNs: minimumKeyframeIntervalNs)
+        self.queueCapacity = queueCapacity
+        self.clock = clock
+        self.onViewerEnded = onViewerEnded
+    }
+
+    public var viewerCount: Int { lock.withLock { channels.count } }
+
+    /// The encoder target the viewers agree on, in kbit/s.
+    public var targetBitrateKbps: Int { lock.withLock { steering.targetBitrateKbps } }
+
+    /// Every current viewer's figures, by id.
+    public var viewerStatistics: [ViewerStatistics] {
+        lock.withLock { channels.keys.sorted().compactMap { statistics[$0] } }
+    }
+
+    /// A current viewer's figures; nil once it has ended (`onViewerEnded` has the final ones).
+    public func statistics(of id: Int) -> ViewerStatistics? {
+        lock.withLock { statistics[id] }
+    }
+
+    /// Adds a viewer while the stream runs (or before it starts). Its sink is attached on the
+    /// viewer's own thread, gets frames from the next keyframe on, and is finished when the viewer
+    /// is removed. Returns the viewer's id, or nil once the stream has finished.
+    @discardableResult
+    public func addViewer(_ sink: any EncodedFrameSink) -> Int? {
+        let channel: ViewerChannel
+        let id: Int
+        let control: ViewerEncoderControl
+        do {
+            lock.lock()
+            defer { lock.unlock() }
+            guard !finished else { return nil }
+            id = nextID
+            nextID += 1
+            channel = ViewerChannel(id: id, sink: sink, capacity: queueCapacity)
+            control = ViewerEncoderControl(id: id, owner: self)
+            channels[id] = channel
+            statistics[id] = ViewerStatistics(id: id)
+            let now = clock()
+            joinedNs[id] = now
+            apply(steering.addViewer(id, nowNs: now))
+        }
+        let reporter = SinkReporter { [weak self] event in self?.record(event, from: id) }
+        channel.start(
+            control: control, reporter: reporter,
+            requestResync: { [weak self] in self?.viewerRequestedKeyframe(id, counted: false) },
+            ended: { [weak self] error in self?.channelEnded(id, error: error) })
+        return id
+    }
+
+    /// Ends a viewer: frames stop at once, and its sink is finished on its own thread (so a
+    /// stuck sink cannot stall the caller). Returns false for an unknown id.
+    @discardableResult
+    public func removeViewer(_ id: Int) -> Bool {
+        let channel: ViewerChannel? = lock.withLock {
+            guard let channel = channels.removeValue(forKey: id) else { return nil }
+            apply(steering.removeViewer(id))
+            return channel
+        }
+        channel?.close()
+        return channel != nil
+    }
+
+    // MARK: EncodedFrameSink
+
+    public func attach(encoder: any EncoderControl, reporter: SinkReporter) {
+        lock.withLock {
+            self.encoder = encoder
+            self.reporter = reporter
+            encoder.setNetworkCongested(steering.isCongested)
+            if steering.viewerCount > 0 { encoder.setTargetBitrate(kbps: steering.targetBitrateKbps) }
+        }
+    }
+
+    public func consume(_ frame: EncodedFrame) throws {
+        lock.lock()
+        let now = clock()
+        apply(steering.poll(nowNs: now))
+        for (id, channel) in channels {
+            let offer = channel.offer(frame)
+            guard var stats = statistics[id] else { continue }
+            switch offer {
+            case .queued:
+                stats.framesForwarded += 1
+                if stats.firstFrameDelayNs == nil, let joined = joinedNs[id] { stats.firstFrameDelayNs = now - joined }
+            case .skipped:
+                stats.framesSkippedBeforeKeyframe += 1
+            case .overflowed(let dropped):
+                stats.framesDroppedSlow += dropped
+            case .closed:
+                break
+            }
+            statistics[id] = stats
+        }
+        lock.unlock()
+    }
+
+    /// Closes every viewer and waits until each has finished its sink.
+    public func finish() throws {
+        let closing: [ViewerChannel] = lock.withLock {
+            finished = true
+            defer { channels.removeAll() }
+            return Array(channels.values)
+        }
+        for channel in closing { channel.close() }
+        for channel in closing { channel.waitUntilEnded() }
+    }
+
+    // MARK: Viewers' requests
+
+    func viewerRequestedKeyframe(_ id: Int, counted: Bool = true) {
+        lock.withLock {
+            guard channels[id] != nil else { return }
+            if counted { statistics[id]?.keyframeRequests += 1 }
+            apply(steering.keyframeRequested(nowNs: clock()))
+        }
+    }
+
+    func viewerEstimate(_ id: Int, kbps: Int) {
+        lock.withLock {
+            statistics[id]?.estimateKbps = kbps
+            apply(steering.viewerEstimate(id, kbps: kbps))
+        }
+    }
+
+    func viewerCongested(_ id: Int, _ congested: Bool) {
+        lock.withLock { apply(steering.viewerCongested(id, congested)) }
+    }
+
+    // MARK: Private
+
+    /// Called with the lock held; the encoder's controls only set flags, so they never call back.
+    private func apply(_ decision: ViewerSteering.Decision) {
+        guard let encoder else { return }
+        if let congested = decision.congested { encoder.setNetworkCongested(congested) }
+        if let kbps = decision.targetBitrateKbps { encoder.setTargetBitrate(kbps: kbps) }
+        if decision.requestKeyframe {
+            encoder.requestKeyframe()
+            reporter.report(.keyframeRequested(.application))
+        }
+    }
+
+    /// A viewer's sink reports its deliveries: kept per viewer, and packets and bytes passed on
+    /// so the pipeline's totals are what went to the network. Its `statistics` stay per viewer:
+    /// the pipeline's figures are about one sender.
+    private func record(_ event: SinkEvent, from id: Int) {
+        lock.lock()
+        var forward = false
+        if var stats = statistics[id] {
+            switch event {
+            case .frameDelivered(_, let packets, let bytes, _):
+                stats.framesDelivered += 1
+                stats.packetsSent += packets
+                stats.bytesSent += bytes
+                forward = true
+            case .overheadSent(let packets, let bytes):
+                stats.packetsSent += packets
+                stats.bytesSent += bytes
+                forward = true
+            case .statistics(let sender):
+                stats.sender = sender
+            case .keyframeRequested:
+                break
+            }
+            statistics[id] = stats
+        }
+        let reporter = self.reporter
+        lock.unlock()
+        if forward { reporter.report(event) }
+    }
+
+    /// The viewer's thread is done with its sink; a sink that failed is still listed.
+    private func channelEnded(_ id: Int, error: (any Error)?) {
+        let final: ViewerStatistics? = lock.withLock {
+            joinedNs[id] = nil
+            if channels.removeValue(forKey: id) != nil { apply(steering.removeViewer(id)) }
+            return statistics.removeValue(forKey: id)
+        }
+        if let final { onViewerEnded?(final, error) }
+    }
+}

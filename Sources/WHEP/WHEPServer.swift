@@ -1,0 +1,198 @@
+import Hummingbird
+import Logging
+import MediaCore
+import ServiceLifecycle
+import Synchronization
+
+/// The WHEP endpoint (draft-ietf-wish-whep, on RFC 9725's resource model) and the viewer page,
+/// on Hummingbird:
+///
+/// | request | answer |
+/// |---|---|
+/// | `GET /` | the viewer page |
+/// | `POST /whep` with an `application/sdp` offer | 201, the answer, `Location: /whep/<id>` |
+/// | `DELETE /whep/<id>` | 200, the session ends; 404 for an unknown id |
+/// | `POST /whep/<id>/keyframe` | 204 once the encoder is asked for a keyframe |
+/// | `PATCH /whep/<id>` | 405: offers carry all candidates (no trickle ICE) |
+/// | `OPTIONS` anything | 204 with CORS and `Accept-Post` |
+///
+/// Offers are bounded (64 KiB by default; 413 beyond), must say `application/sdp` (415), and
+/// beyond `maxViewers` sessions get 503, and offers beyond `offersPerSecond` (with a burst of
+/// `offerBurst`) get 429. A rejected offer gets 400 with the reason as text.
+public final class WHEPServer: Sendable {
+    public struct Configuration: Sendable {
+        public var host: String
+        public var port: Int
+        public var maxViewers: Int
+        public var maxOfferBytes: Int
+        public var offersPerSecond: Double
+        public var offerBurst: Int
+        /// The page `GET /` serves.
+        public var page: String
+
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, maxViewers: Int = 8, maxOfferBytes: Int = 64 * 1024,
+            offersPerSecond: Double = 5, offerBurst: Int = 10, page: String = ViewerPage.html
+        ) {
+            self.host = host
+            self.port = port
+            self.maxViewers = maxViewers
+            self.maxOfferBytes = maxOfferBytes
+            self.offersPerSecond = offersPerSecond
+            self.offerBurst = offerBurst
+            self.page = page
+        }
+    }
+
+    public let configuration: Configuration
+    private let factory: any WHEPSessionFactory
+    private let registry: WHEPSessionRegistry
+    private let logger: Logger
+    private let clock: @Sendable () -> Int64
+    private let offerLimiter: Mutex<OfferRateLimiter>
+
+    /// `clock`: nanoseconds on `CLOCK_MONOTONIC`, for the offer rate limit; tests pass their own.
+    public init(
+        configuration: Configuration, factory: any WHEPSessionFactory, logger: Logger,
+        clock: @escaping @Sendable () -> Int64 = MonotonicClock.nowNs
+    ) {
+        self.configuration = configuration
+        self.factory = factory
+        self.logger = logger
+        self.clock = clock
+        registry = WHEPSessionRegistry(maxSessions: configuration.maxViewers)
+        offerLimiter = Mutex(OfferRateLimiter(ratePerSecond: configuration.offersPerSecond, burst: configuration.offerBurst))
+    }
+
+    /// The sessions being served.
+    public var sessionCount: Int { registry.count }
+    public var resourceIDs: [String] { registry.resourceIDs }
+
+    /// The routes, for `run` and for tests that drive them without a socket.
+    public func makeRouter() -> Router<BasicRequestContext> {
+        let router = Router()
+        router.middlewares.add(WHEPCORSMiddleware())
+        router.get("/") { _, _ in self.pageResponse() }
+        router.post("/whep") { request, _ in await self.offer(request) }
+        router.delete("/whep/:id") { _, context in await self.delete(context.parameters.get("id") ?? "") }
+        router.patch("/whep/:id") { _, _ in
+            Self.text(.methodNotAllowed, "trickle ICE is not supported: send all candidates in the offer", headers: [.allow: "DELETE"])
+        }
+        router.post("/whep/:id/keyframe") { _, context in self.keyframe(context.parameters.get("id") ?? "") }
+        return router
+    }
+
+    /// Serves until the task is cancelled, then shuts down gracefully (open requests are
+    /// answered, no new connections taken) and closes every session. `listening` gets the bound
+    /// port (useful with port 0).
+    public func run(listening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
+        let app = Application(
+            router: makeRouter(),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "camrtp"),
+            onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) },
+            logger: logger)
+        // Cancellation alone would tear the listener down mid-request (and Hummingbird logs that
+        // as an error); the group runs in a task of its own, which the caller's cancellation does
+        // not reach, and is shut down gracefully instead.
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
+        let running = Task { try await group.run() }
+        do {
+            try await withTaskCancellationHandler {
+                try await running.value
+            } onCancel: {
+                Task { await group.triggerGracefulShutdown() }
+            }
+        } catch {
+            await closeAll()
+            throw error
+        }
+        await closeAll()
+    }
+
+    /// Ends every session and refuses new ones.
+    public func closeAll() async {
+        for session in registry.closeAll() { await session.close() }
+    }
+
+    // MARK: Handlers
+
+    private func pageResponse() -> Response {
+        Response(
+            status: .ok,
+            headers: [.contentType: "text/html; charset=utf-8", .cacheControl: "no-store"],
+            body: .init(byteBuffer: ByteBuffer(string: configuration.page)))
+    }
+
+    private func offer(_ request: Request) async -> Response {
+        guard WHEPContentType.isSDP(request.headers[.contentType]) else {
+            return Self.text(.unsupportedMediaType, "the offer must be sent as Content-Type: application/sdp")
+        }
+        let now = clock()
+        guard offerLimiter.withLock({ $0.admit(nowNs: now) }) else {
+            return Self.text(.tooManyRequests, "too many offers; try again in a second", headers: [.retryAfter: "1"])
+        }
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: configuration.maxOfferBytes)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return Self.text(.contentTooLarge, "the offer is larger than \(configuration.maxOfferBytes) bytes")
+        } catch {
+            return Self.text(.badRequest, "the offer could not be read: \(error)")
+        }
+        guard String.isValidUTF8(body) else {
+            return Self.text(.badRequest, "the offer is not UTF-8 text")
+        }
+        let offer = String(buffer: body)
+        guard registry.reserve() else {
+            return Self.text(.serviceUnavailable, "this server takes at most \(configuration.maxViewers) viewers", headers: [.retryAfter: "5"])
+        }
+        let id = WHEPResourceID.make()
+        let answer: WHEPAnswer
+        do {
+            answer = try await factory.answer(offer: offer, resourceID: id) { [registry] in _ = registry.remove(id) }
+        } catch let rejected as WHEPOfferRejected {
+            registry.release()
+            logger.info("offer rejected", metadata: ["reason": "\(rejected.reason)"])
+            return Self.text(.badRequest, rejected.reason)
+        } catch {
+            registry.release()
+            logger.warning("could not answer an offer", metadata: ["error": "\(error)"])
+            return Self.text(.internalServerError, "could not answer the offer: \(error)")
+        }
+        guard registry.fill(id, with: answer.session) else {
+            await answer.session.close()
+            return Self.text(.serviceUnavailable, "the server is shutting down")
+        }
+        logger.info("viewer joined", metadata: ["resource": "\(id)"])
+        return Response(
+            status: .created,
+            headers: [.contentType: "application/sdp", .location: "/whep/\(id)", .eTag: "\"\(id)\""],
+            body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
+    }
+
+    private func delete(_ id: String) async -> Response {
+        guard let session = registry.remove(id) else { return Self.text(.notFound, "no such session") }
+        await session.close()
+        logger.info("viewer left", metadata: ["resource": "\(id)"])
+        return Response(status: .ok)
+    }
+
+    private func keyframe(_ id: String) -> Response {
+        guard let session = registry.session(id) else { return Self.text(.notFound, "no such session") }
+        session.requestKeyframe()
+        return Response(status: .noContent)
+    }
+
+    static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {
+        var headers = headers
+        headers[.contentType] = "text/plain; charset=utf-8"
+        return Response(status: status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: message + "\n")))
+    }
+}
+
+private extension String {
+    static func isValidUTF8(_ buffer: ByteBuffer) -> Bool {
+        buffer.withUnsafeReadableBytes { String(validating: $0, as: UTF8.self) != nil }
+    }
+}

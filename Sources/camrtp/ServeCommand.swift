@@ -1,0 +1,92 @@
+import ArgumentParser
+import CameraRTP
+import Logging
+import MediaCore
+import Synchronization
+import ViewerFanout
+import WHEP
+
+struct ServeCommand: CamrtpCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve a source to browsers and WHEP players: a viewer page and a WHEP endpoint, many viewers on one encoder.",
+        discussion: """
+            Open the printed URL in a browser: the page plays the stream over WebRTC and charts \
+            bitrate, RTT, loss and frames. Any WHEP player can POST its offer to /whep instead. \
+            Every viewer has its own ICE, DTLS and SRTP; all share one capture and one encoder, \
+            whose rate follows the slowest viewer. Keyframes come when a viewer joins or asks \
+            (PLI, the page's button), unless --keyframe-interval says otherwise.
+
+            Capture runs from the start so that a viewer's first frame is one keyframe away; \
+            while nobody watches, frames are dropped before the encoder. Ctrl-C closes every \
+            viewer and exits 0.
+
+              camrtp serve --source testsrc
+              camrtp serve --http 0.0.0.0:8080 --max-viewers 4 --stun stun.example.org:3478
+            """)
+
+    @OptionGroup var input: SourceOptions
+    @OptionGroup var serve: ServeOptions
+    @OptionGroup var adapt: AdaptOptions
+    @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var statsOptions: StatsOptions
+    @OptionGroup var logging: LoggingOptions
+
+    func execute() async throws {
+        guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
+        let configuration = try serve.senderConfiguration(encoder: encoder)
+        let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
+        let fanout = MultiViewerSink(
+            minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
+            onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
+        let logger = Logger(label: "camrtp.serve")
+        let server = WHEPServer(
+            configuration: .init(host: host, port: port, maxViewers: serve.maxViewers),
+            factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
+        let pipeline = try StreamPipeline(
+            source: source,
+            configuration: adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0),
+            sink: fanout)
+
+        let serverFailure = Mutex<(any Error)?>(nil)
+        let serving = Task {
+            do {
+                try await server.run { port in
+                    let shown = host.contains(":") ? "[\(host)]" : host
+                    printNote("serving \(source.summary) at http://\(shown):\(port)/ (WHEP endpoint http://\(shown):\(port)/whep)")
+                }
+            } catch is CancellationError {
+            } catch {
+                serverFailure.withLock { $0 = error }
+                pipeline.requestStop()
+            }
+        }
+        let snapshot: StatsSnapshot
+        do {
+            snapshot = try await PipelineRunner.run(pipeline, stats: statsOptions)
+        } catch {
+            serving.cancel()
+            await serving.value
+            throw error
+        }
+        serving.cancel()
+        await serving.value
+        if let failure = serverFailure.withLock({ $0 }) {
+            throw CLIError.usage("--http \(serve.http): \(failure); choose another address or port")
+        }
+        printNote("served \(snapshot.framesEncoded) frames, \(DecimalText.fixed(snapshot.bitrateKbps, decimals: 0)) kbit/s to all viewers together; every viewer closed")
+    }
+
+    private static func viewerSummary(_ viewer: ViewerStatistics, error: (any Error)?) -> String {
+        var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
+            + "\(viewer.keyframeRequests) keyframe requests"
+        if let delay = viewer.firstFrameDelayNs { line += ", first frame \(DecimalText.fixed(Double(delay) / 1e6, decimals: 1)) ms after joining" }
+        if let sender = viewer.sender {
+            if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }
+            if sender.rtcpReceived.pli > 0 { line += ", \(sender.rtcpReceived.pli) PLI" }
+            if let rtt = sender.rttMs { line += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
+        }
+        if let error { line += " (\(error))" }
+        return line
+    }
+}

@@ -1,0 +1,128 @@
+#!/usr/bin/python3
+"""Headless Chromium playing camrtp's viewer page, driven over the DevTools protocol (aiohttp's
+websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures)
+until enough frames are decoded with an RTT measured (and NACKs sent, with --min-nacks), presses the page's Keyframe button,
+takes a screenshot and presses Disconnect (the page's DELETE).
+
+It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
+  {"event": "stats", "viewer": {...}}          the page's state and latest figures, when they change
+  {"event": "keyframe", "requests": N}         the button's POST was answered
+  {"event": "screenshot", "path": "...", "bytes": N}
+  {"event": "stopped", "state": "..."}         after Disconnect
+  {"event": "error", "message": "..."}
+
+Chromium excludes loopback addresses from WebRTC without --allow-loopback-in-peer-connection.
+"""
+import argparse
+import asyncio
+import base64
+import json
+import subprocess
+import sys
+import tempfile
+import time
+
+import aiohttp
+
+
+def emit(event, **fields):
+    sys.stdout.write(json.dumps({"event": event, "t": time.monotonic(), **fields}) + "\n")
+    sys.stdout.flush()
+
+
+class DevTools:
+    def __init__(self, socket):
+        self.socket = socket
+        self.next_id = 0
+
+    async def call(self, method, **params):
+        self.next_id += 1
+        await self.socket.send_json({"id": self.next_id, "method": method, "params": params})
+        while True:
+            message = await self.socket.receive_json()
+            if message.get("id") == self.next_id:
+                if "error" in message:
+                    raise RuntimeError(f"{method}: {message['error']}")
+                return message["result"]
+
+    async def evaluate(self, expression):
+        result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)
+        return result["result"].get("value")
+
+
+async def page_socket(http, port):
+    # Chromium takes a moment to open its DevTools port: ask until it answers.
+    for _ in range(600):
+        try:
+            async with http.get(f"http://127.0.0.1:{port}/json/list") as response:
+                pages = [target for target in await response.json() if target["type"] == "page"]
+                if pages:
+                    return pages[0]["webSocketDebuggerUrl"]
+        except aiohttp.ClientError:
+            pass
+        await asyncio.sleep(0.1)
+    raise RuntimeError("Chromium's DevTools port never answered")
+
+
+async def drive(arguments):
+    profile = tempfile.mkdtemp(prefix="camrtp-chromium-")
+    browser = subprocess.Popen([
+        "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
+        "--allow-loopback-in-peer-connection", f"--remote-debugging-port={arguments.debug_port}",
+        f"--user-data-dir={profile}", "--window-size=1000,900", "--no-first-run", arguments.url,
+    ], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        async with aiohttp.ClientSession() as http:
+            async with http.ws_connect(await page_socket(http, arguments.debug_port), max_msg_size=64 << 20) as socket:
+                tools = DevTools(socket)
+                last = None
+                deadline = time.monotonic() + arguments.timeout
+                while time.monotonic() < deadline:
+                    viewer = await tools.evaluate("JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource, stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests} : null)")
+                    viewer = json.loads(viewer) if viewer else None
+                    if viewer != last:
+                        emit("stats", viewer=viewer)
+                        last = viewer
+                    stats = (viewer or {}).get("stats") or {}
+                    if viewer and viewer.get("error"):
+                        return 1
+                    if (stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None
+                            and stats.get("nackCount", 0) >= arguments.min_nacks):
+                        break
+                    await asyncio.sleep(0.25)
+                else:
+                    emit("error", message="not enough frames decoded in time")
+                    return 1
+                await tools.evaluate("keyframe().then(() => camrtpViewer.keyframeRequests)")
+                emit("keyframe", requests=await tools.evaluate("camrtpViewer.keyframeRequests"))
+                # Let the charts fill a little more, then keep the picture.
+                await asyncio.sleep(1.5)
+                shot = await tools.call("Page.captureScreenshot", format="png")
+                data = base64.b64decode(shot["data"])
+                with open(arguments.screenshot, "wb") as file:
+                    file.write(data)
+                emit("screenshot", path=arguments.screenshot, bytes=len(data))
+                await tools.evaluate("stop().then(() => camrtpViewer.state)")
+                emit("stopped", state=await tools.evaluate("camrtpViewer.state"))
+                return 0
+    finally:
+        browser.terminate()
+        try:
+            browser.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            browser.kill()
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--debug-port", type=int, default=9333)
+    parser.add_argument("--frames", type=int, default=60)
+    parser.add_argument("--screenshot", required=True)
+    parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
+    parser.add_argument("--timeout", type=float, default=90)
+    sys.exit(asyncio.run(drive(parser.parse_args())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,86 @@
+#!/usr/bin/python3
+"""A WHEP player we did not write, for end-to-end tests: aiortc offers recvonly VP8, aiohttp
+POSTs the offer, the answer is applied and the track decoded.
+
+It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
+  {"event": "post", "status": S, "location": "...", "body": "..."}   the POST's answer
+  {"event": "ice", "state": ...}                                      ICE connection state changes
+  {"event": "frame", "n": N, "width": W, "height": H}  the first decoded picture and every 10th
+  {"event": "done", "frames": N}                       after --frames pictures (or the track ended)
+  {"event": "delete", "status": S}                     the DELETE's answer (--delete)
+
+aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carries 127.0.0.2.
+"""
+import argparse
+import asyncio
+import json
+import sys
+import time
+from urllib.parse import urljoin
+
+import aiohttp
+from aiortc import RTCPeerConnection, RTCSessionDescription
+
+
+def emit(event, **fields):
+    sys.stdout.write(json.dumps({"event": event, "t": time.monotonic(), **fields}) + "\n")
+    sys.stdout.flush()
+
+
+async def play(arguments):
+    pc = RTCPeerConnection()
+    pc.addTransceiver("video", direction="recvonly")
+    enough = asyncio.Event()
+    count = 0
+
+    @pc.on("iceconnectionstatechange")
+    def on_ice_state():
+        emit("ice", state=pc.iceConnectionState)
+
+    @pc.on("track")
+    def on_track(track):
+        async def consume():
+            nonlocal count
+            try:
+                while True:
+                    frame = await track.recv()
+                    count += 1
+                    if count == 1 or count % 10 == 0:
+                        emit("frame", n=count, width=frame.width, height=frame.height)
+                    if count >= arguments.frames:
+                        enough.set()
+            except Exception as error:
+                emit("track-ended", frames=count, reason=repr(error))
+                enough.set()
+
+        asyncio.ensure_future(consume())
+
+    await pc.setLocalDescription(await pc.createOffer())
+    async with aiohttp.ClientSession() as http:
+        async with http.post(arguments.url, data=pc.localDescription.sdp, headers={"Content-Type": "application/sdp"}) as response:
+            body = await response.text()
+            location = response.headers.get("Location")
+            emit("post", status=response.status, location=location, body=body if response.status != 201 else "")
+            if response.status != 201:
+                await pc.close()
+                return 1
+        await pc.setRemoteDescription(RTCSessionDescription(sdp=body, type="answer"))
+        await enough.wait()
+        emit("done", frames=count)
+        if arguments.delete:
+            async with http.delete(urljoin(arguments.url, location)) as response:
+                emit("delete", status=response.status)
+    await pc.close()
+    return 0
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--frames", type=int, default=30)
+    parser.add_argument("--delete", action="store_true")
+    sys.exit(asyncio.run(play(parser.parse_args())))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,205 @@
+import MediaCore
+import Testing
+@testable import ViewerFanout
+
+@Suite struct MultiViewerSinkTests {
+    private func makeSink(clock: ManualClock = ManualClock(), capacity: Int = 8, ended: MultiViewerSink.EndHandler? = nil) -> MultiViewerSink {
+        MultiViewerSink(minBitrateKbps: 100, maxBitrateKbps: 2000, queueCapacity: capacity, clock: { clock.nowNs }, onViewerEnded: ended)
+    }
+
+    @Test func withoutViewersTheEncoderIdlesAndTheFirstViewerWakesItWithAKeyframe() throws {
+        let encoder = RecordingEncoderControl()
+        let sink = makeSink()
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        #expect(encoder.lastCongested == true)
+        try sink.consume(frame(0, key: true))
+
+        let viewer = RecordingViewerSink()
+        let id = try #require(sink.addViewer(viewer))
+        #expect(encoder.lastCongested == false)
+        #expect(encoder.keyframeRequests == 1)
+        try sink.consume(frame(1, key: false))
+        try sink.consume(frame(2, key: true))
+        try sink.consume(frame(3, key: false))
+        viewer.waitForFrames(2)
+        #expect(viewer.received.map(\.isKeyframe) == [true, false])
+        #expect(sink.statistics(of: id)?.framesSkippedBeforeKeyframe == 1)
+        #expect(sink.statistics(of: id)?.framesForwarded == 2)
+        try sink.finish()
+        #expect(viewer.finishCalls == 1)
+    }
+
+    @Test func aLateJoinerStartsOnTheKeyframeItAskedForWhileTheFirstViewerKeepsItsStream() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = makeSink(clock: clock)
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let first = RecordingViewerSink()
+        sink.addViewer(first)
+        try sink.consume(frame(0, key: true))
+        try sink.consume(frame(1, key: false))
+        clock.advance(ms: 1000)
+
+        let late = RecordingViewerSink()
+        let lateID = try #require(sink.addViewer(late))
+        #expect(encoder.keyframeRequests == 2)
+        clock.advance(ms: 33)
+        try sink.consume(frame(2, key: false))
+        clock.advance(ms: 33)
+        try sink.consume(frame(3, key: true))
+        first.waitForFrames(4)
+        late.waitForFrames(1)
+        #expect(first.received.map(\.isKeyframe) == [true, false, false, true])
+        #expect(late.received.first?.isKeyframe == true)
+        #expect(sink.statistics(of: lateID)?.firstFrameDelayNs == 66_000_000)
+        try sink.finish()
+    }
+
+    @Test func keyframeRequestsFromAnyViewerReachTheEncoderRateLimited() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = makeSink(clock: clock)
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let a = RecordingViewerSink(), b = RecordingViewerSink()
+        let idA = try #require(sink.addViewer(a))
+        sink.addViewer(b)
+        a.waitUntilAttached()
+        b.waitUntilAttached()
+        #expect(encoder.keyframeRequests == 1)
+        clock.advance(ms: 500)
+        // A PLI storm from both viewers within 300 ms: one keyframe now, one merged for later.
+        a.control?.requestKeyframe()
+        b.control?.requestKeyframe()
+        a.control?.requestKeyframe()
+        #expect(encoder.keyframeRequests == 2)
+        clock.advance(ms: 300)
+        try sink.consume(frame(0, key: true))
+        #expect(encoder.keyframeRequests == 3)
+        #expect(sink.statistics(of: idA)?.keyframeRequests == 2)
+        try sink.finish()
+    }
+
+    @Test func theEncoderFollowsTheLowestViewerEstimate() throws {
+        let encoder = RecordingEncoderControl()
+        let sink = makeSink()
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let a = RecordingViewerSink(), b = RecordingViewerSink()
+        sink.addViewer(a)
+        let idB = try #require(sink.addViewer(b))
+        a.waitUntilAttached()
+        b.waitUntilAttached()
+        a.control?.setTargetBitrate(kbps: 1500)
+        b.control?.setTargetBitrate(kbps: 600)
+        #expect(encoder.lastTarget == 600)
+        #expect(sink.targetBitrateKbps == 600)
+        sink.removeViewer(idB)
+        #expect(encoder.lastTarget == 1500)
+        b.waitUntilFinished()
+        try sink.finish()
+    }
+
+    @Test func aStuckViewerLosesItsOwnFramesAndResynchronisesWithoutHoldingUpTheOthers() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = makeSink(clock: clock, capacity: 3)
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let stuck = RecordingViewerSink(), healthy = RecordingViewerSink()
+        stuck.hold()
+        let stuckID = try #require(sink.addViewer(stuck))
+        sink.addViewer(healthy)
+        try sink.consume(frame(0, key: true))
+        stuck.waitUntilInsideConsume()
+        // The healthy viewer takes each frame before the next comes, as at a real frame rate.
+        healthy.waitForFrames(1)
+        for index in 1..<20 {
+            try sink.consume(frame(index, key: false))
+            healthy.waitForFrames(index + 1)
+        }
+        let stats = try #require(sink.statistics(of: stuckID))
+        #expect(stats.framesDroppedSlow > 0)
+        #expect(encoder.keyframeRequests == 1)
+
+        // Once it catches up, it asks for a keyframe and starts again from it.
+        clock.advance(ms: 1000)
+        stuck.release()
+        encoder.waitForKeyframeRequests(2)
+        try sink.consume(frame(20, key: false))
+        try sink.consume(frame(21, key: true))
+        try sink.consume(frame(22, key: false))
+        stuck.waitForFrames(3)
+        #expect(stuck.received.map(\.timestampNs) == [0, 21, 22].map { frame($0, key: false).timestampNs })
+        try sink.finish()
+    }
+
+    @Test func aFailingViewerIsRemovedAndReportedWhileTheOthersGoOn() throws {
+        let ended = EndedViewers()
+        let sink = makeSink(ended: { final, error in ended.record(final.id, failed: error != nil) })
+        let encoder = RecordingEncoderControl()
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let failing = RecordingViewerSink(failAfter: 2), healthy = RecordingViewerSink()
+        let failingID = try #require(sink.addViewer(failing))
+        sink.addViewer(healthy)
+        for index in 0..<6 { try sink.consume(frame(index, key: index == 0)) }
+        ended.waitFor(failingID)
+        #expect(ended.failed(failingID))
+        #expect(failing.finishCalls == 1)
+        healthy.waitForFrames(6)
+        #expect(sink.viewerCount == 1)
+        #expect(sink.statistics(of: failingID) == nil)
+        try sink.finish()
+        #expect(healthy.finishCalls == 1)
+    }
+
+    @Test func viewerReportsAreKeptPerViewerAndTheirTrafficPassedOn() throws {
+        let totals = DeliveredTotals()
+        let sink = makeSink()
+        sink.attach(encoder: RecordingEncoderControl(), reporter: SinkReporter { totals.record($0) })
+        let a = RecordingViewerSink(), b = RecordingViewerSink()
+        let idA = try #require(sink.addViewer(a))
+        sink.addViewer(b)
+        try sink.consume(frame(0, key: true))
+        try sink.consume(frame(1, key: false))
+        a.waitForFrames(2)
+        b.waitForFrames(2)
+        #expect(sink.statistics(of: idA)?.packetsSent == 4)
+        #expect(sink.statistics(of: idA)?.framesDelivered == 2)
+        #expect(sink.viewerStatistics.count == 2)
+        try sink.finish()
+        #expect(totals.packets == 8)
+        #expect(sink.viewerStatistics.isEmpty)
+    }
+
+    @Test func nothingJoinsAfterTheStreamFinished() throws {
+        let sink = makeSink()
+        sink.attach(encoder: RecordingEncoderControl(), reporter: .ignoring)
+        try sink.finish()
+        #expect(sink.addViewer(RecordingViewerSink()) == nil)
+        #expect(!sink.removeViewer(1))
+    }
+}
+
+final class EndedViewers: @unchecked Sendable {
+    private let condition = ThreadCondition()
+    private var ended: [Int: Bool] = [:]
+
+    func record(_ id: Int, failed: Bool) {
+        condition.withLock {
+            ended[id] = failed
+            condition.broadcast()
+        }
+    }
+
+    func waitFor(_ id: Int) { condition.withLock { while ended[id] == nil { condition.wait() } } }
+    func failed(_ id: Int) -> Bool { condition.withLock { ended[id] ?? false } }
+}
+
+final class DeliveredTotals: @unchecked Sendable {
+    private let condition = ThreadCondition()
+    private var count = 0
+
+    func record(_ event: SinkEvent) {
+        if case .frameDelivered(_, let packets, _, _) = event { condition.withLock { count += packets } }
+    }
+
+    var packets: Int { condition.withLock { count } }
+}

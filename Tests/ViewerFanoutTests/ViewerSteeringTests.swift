@@ -1,0 +1,51 @@
+import Testing
+@testable import ViewerFanout
+
+@Suite struct ViewerSteeringTests {
+    @Test func targetFollowsTheLowestViewerEstimateWithinTheEncoderRange() {
+        var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000)
+        _ = steering.addViewer(1, nowNs: 0)
+        _ = steering.addViewer(2, nowNs: 0)
+        #expect(steering.viewerEstimate(1, kbps: 1200).targetBitrateKbps == 1200)
+        #expect(steering.viewerEstimate(2, kbps: 700).targetBitrateKbps == 700)
+        // Viewer 1 rising changes nothing: viewer 2 still holds the target down.
+        #expect(steering.viewerEstimate(1, kbps: 1500).targetBitrateKbps == nil)
+        #expect(steering.targetBitrateKbps == 700)
+        // The slow viewer leaves: the target goes up to the other's estimate.
+        #expect(steering.removeViewer(2).targetBitrateKbps == 1500)
+        #expect(steering.viewerEstimate(1, kbps: 50).targetBitrateKbps == 100)
+        #expect(steering.viewerEstimate(1, kbps: 9000).targetBitrateKbps == 2000)
+    }
+
+    @Test func estimatesOfUnknownViewersAreIgnored() {
+        var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000)
+        _ = steering.addViewer(1, nowNs: 0)
+        #expect(steering.viewerEstimate(7, kbps: 150) == .init())
+        #expect(steering.targetBitrateKbps == 2000)
+    }
+
+    @Test func keyframeRequestsAreMergedWithinTheIntervalAndTheDeferredOneIsLetThrough() {
+        var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000, minimumKeyframeIntervalNs: 300_000_000)
+        #expect(steering.addViewer(1, nowNs: 0).requestKeyframe)
+        // A second viewer joins 100 ms later, and PLIs arrive: one keyframe is pending, none goes out.
+        #expect(!steering.addViewer(2, nowNs: 100_000_000).requestKeyframe)
+        #expect(!steering.keyframeRequested(nowNs: 150_000_000).requestKeyframe)
+        #expect(!steering.poll(nowNs: 299_999_999).requestKeyframe)
+        #expect(steering.poll(nowNs: 300_000_000).requestKeyframe)
+        // The merged requests were served by that one keyframe.
+        #expect(!steering.poll(nowNs: 900_000_000).requestKeyframe)
+        #expect(steering.keyframeRequested(nowNs: 900_000_000).requestKeyframe)
+    }
+
+    @Test func theEncoderIdlesWithoutViewersAndHoldsBackOnlyWhenEveryViewerIsCongested() {
+        var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000)
+        #expect(steering.isCongested)
+        #expect(steering.addViewer(1, nowNs: 0).congested == false)
+        _ = steering.addViewer(2, nowNs: 0)
+        #expect(steering.viewerCongested(1, true).congested == nil)
+        #expect(steering.viewerCongested(2, true).congested == true)
+        #expect(steering.viewerCongested(1, false).congested == false)
+        #expect(steering.removeViewer(2).congested == nil)
+        #expect(steering.removeViewer(1).congested == true)
+    }
+}
