@@ -21,6 +21,7 @@ struct PublishCommand: CamrtpCommand {
 
     @OptionGroup var input: SourceOptions
     @OptionGroup var publish: PublishOptions
+    @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
@@ -29,10 +30,7 @@ struct PublishCommand: CamrtpCommand {
     func execute() async throws {
         let whip = try WHIPClient(endpoint: publish.whip, bearerToken: publish.bearer, timeoutNs: Int64(publish.httpTimeout * 1e9))
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
-        let configuration = WebRTCSenderConfiguration(
-            transport: try publish.transportOptions(certificate: try publish.loadCertificate()), mtu: publish.mtu,
-            retransmission: publish.retransmission, transportCC: publish.transportCc,
-            congestionControl: encoder.congestionControl, pacing: encoder.pacer)
+        let configuration = try webrtc.senderConfiguration(encoder: encoder)
         let pipelineConfiguration = adapt.pipelineConfiguration(
             for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
         let sender = try await WebRTCVideoSender.offering(configuration: configuration)

@@ -27,6 +27,7 @@ struct ServeCommand: CamrtpCommand {
 
     @OptionGroup var input: SourceOptions
     @OptionGroup var serve: ServeOptions
+    @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
@@ -34,7 +35,7 @@ struct ServeCommand: CamrtpCommand {
 
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
-        let configuration = try serve.senderConfiguration(encoder: encoder)
+        let configuration = try webrtc.senderConfiguration(encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
