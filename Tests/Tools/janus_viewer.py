@@ -22,16 +22,12 @@ import argparse
 import asyncio
 import json
 import sys
-import time
 import urllib.request
 import uuid
 
 from aiortc import RTCPeerConnection, RTCSessionDescription
 
-
-def emit(event, **fields):
-    sys.stdout.write(json.dumps({"event": event, "t": time.monotonic(), **fields}) + "\n")
-    sys.stdout.flush()
+from aiortc_peer import emit, receive_frames, report_ice_states
 
 
 class JanusHTTP:
@@ -88,9 +84,7 @@ async def watch(arguments):
     write, output = y4m_writer(arguments.output)
     decoded = asyncio.get_running_loop().create_future()
 
-    @pc.on("iceconnectionstatechange")
-    def on_ice_state():
-        emit("ice", state=pc.iceConnectionState)
+    report_ice_states(pc)
 
     @pc.on("track")
     def on_track(track):
@@ -98,19 +92,14 @@ async def watch(arguments):
             return
 
         async def consume():
-            count = 0
-            try:
-                while count < arguments.frames:
-                    frame = await track.recv()
-                    write(frame.reformat(format="yuv420p"))
-                    count += 1
-                    if count == 1 or count % 10 == 0:
-                        emit("frame", n=count, width=frame.width, height=frame.height)
-                if not decoded.done():
-                    decoded.set_result(count)
-            except Exception as error:  # the track ended: report what was decoded
-                if not decoded.done():
-                    decoded.set_exception(RuntimeError(f"track ended after {count} frames: {error!r}"))
+            count = await receive_frames(
+                track, limit=arguments.frames, on_frame=lambda frame, _: write(frame.reformat(format="yuv420p")))
+            if decoded.done():
+                return
+            if count < arguments.frames:  # the track ended: report what was decoded
+                decoded.set_exception(RuntimeError(f"track ended after {count} frames"))
+            else:
+                decoded.set_result(count)
 
         asyncio.ensure_future(consume())
 

@@ -13,18 +13,13 @@ aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carr
 """
 import argparse
 import asyncio
-import json
 import sys
-import time
 from urllib.parse import urljoin
 
 import aiohttp
 from aiortc import RTCPeerConnection, RTCSessionDescription
 
-
-def emit(event, **fields):
-    sys.stdout.write(json.dumps({"event": event, "t": time.monotonic(), **fields}) + "\n")
-    sys.stdout.flush()
+from aiortc_peer import emit, receive_frames, report_ice_states
 
 
 async def play(arguments):
@@ -33,25 +28,19 @@ async def play(arguments):
     enough = asyncio.Event()
     count = 0
 
-    @pc.on("iceconnectionstatechange")
-    def on_ice_state():
-        emit("ice", state=pc.iceConnectionState)
+    report_ice_states(pc)
 
     @pc.on("track")
     def on_track(track):
-        async def consume():
+        def counted(frame, n):
             nonlocal count
-            try:
-                while True:
-                    frame = await track.recv()
-                    count += 1
-                    if count == 1 or count % 10 == 0:
-                        emit("frame", n=count, width=frame.width, height=frame.height)
-                    if count >= arguments.frames:
-                        enough.set()
-            except Exception as error:
-                emit("track-ended", frames=count, reason=repr(error))
+            count = n
+            if count >= arguments.frames:
                 enough.set()
+
+        async def consume():
+            await receive_frames(track, on_frame=counted)
+            enough.set()
 
         asyncio.ensure_future(consume())
 

@@ -16,18 +16,12 @@ aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carr
 """
 import argparse
 import asyncio
-import json
-import sys
-import time
 import uuid
 
 from aiohttp import web
 from aiortc import RTCPeerConnection, RTCSessionDescription
 
-
-def emit(event, **fields):
-    sys.stdout.write(json.dumps({"event": event, "t": time.monotonic(), **fields}) + "\n")
-    sys.stdout.flush()
+from aiortc_peer import emit, receive_frames, report_ice_states
 
 
 class Endpoint:
@@ -49,27 +43,14 @@ class Endpoint:
         session = uuid.uuid4().hex[:12]
         self.sessions[session] = pc
 
-        @pc.on("iceconnectionstatechange")
-        def on_ice_state():
-            emit("ice", state=pc.iceConnectionState)
+        report_ice_states(pc)
 
         @pc.on("track")
         def on_track(track):
             if track.kind != "video":
                 return
 
-            async def consume():
-                count = 0
-                try:
-                    while True:
-                        frame = await track.recv()
-                        count += 1
-                        if count == 1 or count % 10 == 0:
-                            emit("frame", n=count, width=frame.width, height=frame.height)
-                except Exception as error:
-                    emit("track-ended", frames=count, reason=repr(error))
-
-            asyncio.ensure_future(consume())
+            asyncio.ensure_future(receive_frames(track))
 
         await pc.setRemoteDescription(RTCSessionDescription(sdp=offer, type="offer"))
         await pc.setLocalDescription(await pc.createAnswer())
