@@ -15,6 +15,9 @@ import CongestionControl
 /// - Probe clusters are sent at their own rate, ahead of the budget, tagging the packets they
 ///   use; when the queue is empty a probe asks for padding (`paddingNeeded`).
 /// - With a padding rate and nothing queued, it asks for padding up to that rate.
+/// - While the sender says it is congested and nothing is queued, it asks for one keep-alive
+///   packet every 500 ms (`isKeepAliveDue`): the encoder is paused until feedback reports the
+///   bytes in flight, and if the last packets were lost no feedback would ever come without one.
 ///
 /// Pure and single-threaded: every call carries the time. The send loop waits until
 /// `nextSendTimeNs`, then calls `dequeue` until it returns nil (that is the batch), asks
@@ -33,6 +36,9 @@ public struct Pacer<Handle: Sendable>: Sendable {
     /// The time the debts were last drained to.
     private var budgetTimeNs: Int64?
     private var hasSentMedia = false
+    private var lastSendTimeNs: Int64?
+    /// Set by the sender while more bytes are in flight than the congestion window allows.
+    public var isCongested = false
     /// Debt below this counts as paid, so rounding never schedules a wake-up with nothing to do.
     private static var debtEpsilonBytes: Double { 1e-6 }
 
@@ -78,14 +84,14 @@ public struct Pacer<Handle: Sendable>: Sendable {
         if let probeNs = prober.nextProbeTimeNs(nowNs: nowNs), !queue.isEmpty || hasSentMedia {
             return max(probeNs, nowNs)
         }
-        guard configuration.isPacingEnabled else { return queue.isEmpty ? nil : nowNs }
         if !queue.isEmpty {
-            return nowNs + mediaWaitNs(nowNs: nowNs)
+            return configuration.isPacingEnabled ? nowNs + mediaWaitNs(nowNs: nowNs) : nowNs
         }
-        if paddingRateBps > 0 && hasSentMedia {
-            return nowNs + paddingWaitNs(nowNs: nowNs)
-        }
-        return nil
+        let paddingNs = configuration.isPacingEnabled && paddingRateBps > 0 && hasSentMedia
+            ? nowNs + paddingWaitNs(nowNs: nowNs) : Int64.max
+        let keepAliveNs = keepAliveTimeNs.map { max($0, nowNs) } ?? Int64.max
+        let nextNs = min(paddingNs, keepAliveNs)
+        return nextNs == Int64.max ? nil : nextNs
     }
 
     /// The next packet to send at `nowNs`, charged to the budget; nil when none is due.
@@ -107,6 +113,7 @@ public struct Pacer<Handle: Sendable>: Sendable {
             prober.onProbeSent(sizeBytes: packet.sizeBytes, nowNs: nowNs)
         }
         charge(packet.sizeBytes, nowNs: nowNs)
+        lastSendTimeNs = nowNs
         if packet.kind != .padding {
             hasSentMedia = true
         }
@@ -123,6 +130,19 @@ public struct Pacer<Handle: Sendable>: Sendable {
         }
         guard configuration.isPacingEnabled, paddingRateBps > 0, paddingWaitNs(nowNs: nowNs) == 0 else { return 0 }
         return Int(Double(paddingRateBps) * Double(configuration.paddingChunkNs) / 8e9)
+    }
+
+    /// Whether the sender should queue one packet now (as `.padding`, of any size) to keep
+    /// feedback coming while it is congested; false while anything is queued.
+    public func isKeepAliveDue(nowNs: Int64) -> Bool {
+        guard queue.isEmpty, let dueNs = keepAliveTimeNs else { return false }
+        return dueNs <= nowNs
+    }
+
+    /// When the next keep-alive is due: `keepAliveIntervalNs` after the last packet, while congested.
+    private var keepAliveTimeNs: Int64? {
+        guard isCongested, hasSentMedia, let lastSendTimeNs else { return nil }
+        return lastSendTimeNs + configuration.keepAliveIntervalNs
     }
 
     // MARK: Statistics

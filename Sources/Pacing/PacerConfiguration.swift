@@ -22,12 +22,16 @@ public struct PacerConfiguration: Sendable, Hashable {
     public var probeClusterTimeoutNs: Int64
     /// A probe starts only once a packet at least this big (or the probe step) is queued.
     public var probeMinPacketBytes: Int
+    /// While the sender is congested and nothing else goes out, one packet leaves this often
+    /// (libwebrtc's `kCongestedPacketInterval`), so that feedback still comes.
+    public var keepAliveIntervalNs: Int64
 
     public init(
         isPacingEnabled: Bool = true, burstIntervalNs: Int64 = 40_000_000, maxBurstBytes: Int = 63_000,
         queueTimeLimitNs: Int64 = 2_000_000_000, maxDebtNs: Int64 = 500_000_000, paddingChunkNs: Int64 = 5_000_000,
         probeMinDeltaNs: Int64 = 2_000_000, probeMaxDelayNs: Int64 = 10_000_000,
-        probeClusterTimeoutNs: Int64 = 5_000_000_000, probeMinPacketBytes: Int = 200
+        probeClusterTimeoutNs: Int64 = 5_000_000_000, probeMinPacketBytes: Int = 200,
+        keepAliveIntervalNs: Int64 = 500_000_000
     ) {
         self.isPacingEnabled = isPacingEnabled
         self.burstIntervalNs = burstIntervalNs
@@ -39,5 +43,6 @@ public struct PacerConfiguration: Sendable, Hashable {
         self.probeMaxDelayNs = probeMaxDelayNs
         self.probeClusterTimeoutNs = probeClusterTimeoutNs
         self.probeMinPacketBytes = probeMinPacketBytes
+        self.keepAliveIntervalNs = keepAliveIntervalNs
     }
 }

@@ -12,6 +12,11 @@ public enum RetransmissionMode: Sendable, Hashable {
     case resend
     /// RFC 4588 retransmission on its own SSRC and payload type, original sequence number first.
     case rtx(payloadType: UInt8, ssrc: UInt32)
+
+    /// Whether copies (retransmissions, padding) leave on the RTX SSRC rather than the media SSRC.
+    var usesRTX: Bool {
+        if case .rtx = self { true } else { false }
+    }
 }
 
 /// The RFC 8285 one-byte IDs the stream writes, by extension; nil leaves one out.

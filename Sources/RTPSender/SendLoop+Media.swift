@@ -135,7 +135,7 @@ extension SendLoop {
                     statistics.packetsRetransmitted += 1
                     statistics.bytesRetransmitted += packet.wireBytes
                 }
-                if case .resend = configuration.retransmission {
+                if !configuration.retransmission.usesRTX {  // The copy went on the media SSRC.
                     senderPacketCount += 1
                     senderOctetCount += entry.length - entry.headerLength
                 }
@@ -150,12 +150,18 @@ extension SendLoop {
         }
     }
 
-    /// Probing and padding: the pacer asks for bytes when the controller wants more data on the
-    /// wire than the encoder gives. They are made of real media, the newest packets in the
+    /// Probing, padding and keep-alives: the pacer asks for bytes when the controller wants more
+    /// data on the wire than the encoder gives, and for one packet every 500 ms while the
+    /// encoder is paused for congestion. They are made of real media, the newest packets in the
     /// history sent again, which every receiver treats as duplicates (RTX with `--retransmit rtx`).
+    /// With `--retransmit off` only the keep-alive goes: without it a paused encoder whose last
+    /// packets were lost would wait for feedback for ever.
     private func addPaddingIfNeeded(nowNs: Int64) {
-        guard hasTransportFeedback, configuration.retransmission != .off else { return }
-        var needed = pacer.paddingNeeded(nowNs: nowNs)
+        guard hasTransportFeedback else { return }
+        var needed = configuration.retransmission == .off ? 0 : pacer.paddingNeeded(nowNs: nowNs)
+        if needed == 0 && pacer.isKeepAliveDue(nowNs: nowNs) {
+            needed = 1
+        }
         guard needed > 0 else { return }
         for slot in history.newest(8) where needed > 0 {
             store[slot].queuedCopies += 1
@@ -169,8 +175,8 @@ extension SendLoop {
     func updateCongestionState() {
         let estimate = congestion.estimate
         let congested = estimate.congestionWindowBytes.map { estimate.bytesInFlight + pacer.queuedBytes > $0 } ?? false
-        guard congested != isCongested else { return }
-        isCongested = congested
+        guard congested != pacer.isCongested else { return }
+        pacer.isCongested = congested
         encoder.setNetworkCongested(congested)
     }
 }

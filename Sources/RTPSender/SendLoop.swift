@@ -65,7 +65,6 @@ final class SendLoop: @unchecked Sendable {
     var lastStatisticsReportNs: Int64?
     var foreignDatagramsCounted: UInt64 = 0
     var pacerQueueTimes = LatencyHistogram()
-    var isCongested = false
 
     /// Per batch: what each outgoing copy was, to account for it once the batch has left.
     var outgoing: [OutgoingPacket] = []

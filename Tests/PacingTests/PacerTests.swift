@@ -238,3 +238,43 @@ private func enqueue(
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == nil)
     }
 }
+
+@Suite struct PacerKeepAliveTests {
+    @Test func whileCongestedOnePacketLeavesEveryHalfSecond() {
+        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        enqueue(&pacer, count: 1)
+        #expect(pacer.dequeue(nowNs: 0) != nil)
+        #expect(pacer.nextSendTimeNs(nowNs: 0) == nil, "nothing to do while not congested")
+        pacer.isCongested = true
+        #expect(pacer.nextSendTimeNs(nowNs: 100 * ms) == 500 * ms)
+        #expect(!pacer.isKeepAliveDue(nowNs: 499 * ms))
+        #expect(pacer.isKeepAliveDue(nowNs: 500 * ms))
+        #expect(pacer.paddingNeeded(nowNs: 500 * ms) == 0, "a keep-alive is not padding up to a rate")
+        pacer.enqueue(1, sizeBytes: 1000, kind: .padding, nowNs: 500 * ms)
+        #expect(pacer.dequeue(nowNs: 500 * ms)?.kind == .padding)
+        #expect(!pacer.isKeepAliveDue(nowNs: 500 * ms))
+        #expect(pacer.nextSendTimeNs(nowNs: 500 * ms) == 1000 * ms)
+        pacer.isCongested = false
+        #expect(pacer.nextSendTimeNs(nowNs: 500 * ms) == nil)
+        #expect(!pacer.isKeepAliveDue(nowNs: 5000 * ms))
+    }
+
+    @Test func queuedPacketsAreTheirOwnKeepAlive() {
+        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        pacer.isCongested = true
+        #expect(pacer.nextSendTimeNs(nowNs: 0) == nil, "not before the first media packet")
+        enqueue(&pacer, count: 100)
+        _ = drain(&pacer, untilNs: 600 * ms)
+        #expect(pacer.queuedPacketCount > 0)
+        #expect(!pacer.isKeepAliveDue(nowNs: 2000 * ms))
+    }
+
+    @Test func keepAlivesGoWithPacingOffToo() {
+        var pacer = Pacer<Int>(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 1_000_000)
+        enqueue(&pacer, count: 3)
+        #expect(drain(&pacer).count == 3)
+        pacer.isCongested = true
+        #expect(pacer.nextSendTimeNs(nowNs: 10 * ms) == 500 * ms)
+        #expect(pacer.isKeepAliveDue(nowNs: 500 * ms))
+    }
+}

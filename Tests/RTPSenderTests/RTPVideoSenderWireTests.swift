@@ -1,3 +1,4 @@
+import CongestionControl
 import MediaCore
 import RTCP
 import RTP
@@ -13,9 +14,11 @@ final class RecordingPipeline: EncoderControl, Sendable {
         var keyframeRequests = 0
         var targets: [Int] = []
         var events: [SinkEvent] = []
+        var congestion: [Bool] = []
     }
 
     private let state = Mutex(State())
+    private let congestionChanged = ThreadCondition()
 
     var reporter: SinkReporter {
         SinkReporter { [self] event in state.withLock { $0.events.append(event) } }
@@ -23,7 +26,19 @@ final class RecordingPipeline: EncoderControl, Sendable {
 
     func requestKeyframe() { state.withLock { $0.keyframeRequests += 1 } }
     func setTargetBitrate(kbps: Int) { state.withLock { $0.targets.append(kbps) } }
-    func setNetworkCongested(_ congested: Bool) {}
+    func setNetworkCongested(_ congested: Bool) {
+        state.withLock { $0.congestion.append(congested) }
+        congestionChanged.withLock { congestionChanged.broadcast() }
+    }
+
+    /// Waits until the sender has paused and resumed the encoder as `changes` says, in order.
+    func waitForCongestion(_ changes: [Bool]) -> [Bool] {
+        let deadlineNs = TestPatience.deadlineNs
+        return congestionChanged.withLock {
+            while state.withLock({ $0.congestion }) != changes, congestionChanged.wait(untilNs: deadlineNs) {}
+            return state.withLock { $0.congestion }
+        }
+    }
 
     var keyframeRequests: Int { state.withLock { $0.keyframeRequests } }
     var events: [SinkEvent] { state.withLock { $0.events } }
@@ -219,6 +234,43 @@ struct PlayedReceiver {
         #expect(statistics.rtcpReceived.rejected == 5)
         #expect(statistics.rtcpReceived.pli == 0)
         #expect(receiver.pipeline.keyframeRequests == 0)
+    }
+
+    /// The encoder pauses while more than the congestion window is in flight. If feedback never
+    /// covers the last packets (lost at the tail of a full queue), the pacer's keep-alive, the
+    /// newest packet again with the next transport-wide number, brings feedback that reopens the
+    /// window. It goes even with retransmission off, where no other copy ever does.
+    @Test func aKeepAliveBringsTheFeedbackThatResumesAPausedEncoder() throws {
+        let receiver = try PlayedReceiver {
+            $0.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
+            $0.retransmission = .off
+            $0.congestionControl = CongestionControllerConfiguration(startBitrateBps: 300_000, isProbingEnabled: false)
+        }
+        func transportNumber(_ packet: [UInt8]) throws -> UInt16 {
+            let element = try #require(try RTPHeader(parsing: packet).extensionElements.first { $0.id == 3 })
+            return try TransportWideSequenceNumber(element: element).value
+        }
+        func feedback(received number: UInt16, count: UInt8) throws -> RTCPPacket {
+            .transportWideFeedback(try RTCPTransportWideFeedback(
+                senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, feedbackPacketCount: count,
+                packets: [.init(sequenceNumber: number, receiveTimeUs: 1_000_000)]))
+        }
+        let frames = testFrames([1000, 30_000])
+        // The first packet's feedback gives the RTT, hence a window of about 300 kbit/s × 350 ms.
+        try receiver.sender.consume(frames[0])
+        let first = receiver.receiveFrames(1)
+        try receiver.sendFeedback([feedback(received: try transportNumber(first[0]), count: 0)])
+        // 30 kB more than fill it; no feedback reports them.
+        try receiver.sender.consume(frames[1])
+        let second = receiver.receiveFrames(1)
+        #expect(receiver.pipeline.waitForCongestion([true]) == [true])
+        let keepAlive = try #require(receiver.rtp.receive(timeoutMilliseconds: TestPatience.milliseconds))
+        let newest = try #require(second.last)
+        #expect(try RTPHeader(parsing: keepAlive).sequenceNumber == RTPHeader(parsing: newest).sequenceNumber)
+        #expect(try transportNumber(keepAlive) == transportNumber(newest) &+ 1)
+        try receiver.sendFeedback([feedback(received: try transportNumber(keepAlive), count: 1)])
+        #expect(receiver.pipeline.waitForCongestion([true, false]) == [true, false])
+        try receiver.sender.finish()
     }
 
     /// RFC 3550 §6.4.1: a receiver report echoing our SR (LSR) with its delay (DLSR) gives the RTT.
