@@ -83,6 +83,7 @@ def bench_congestion(args, workdir):
         result = {"failure": outcome.failure,
                   "queueDelayP95After10sMs": link.queue_delay_p95_ms(SETTLE_S),
                   "queueDropPercent": link.queue_drop_percent(),
+                  "queueDropAfter10sPercent": link.queue_drop_percent(SETTLE_S),
                   "throughputAfter10sKbps": link.throughput_kbps(SETTLE_S, end),
                   "utilisationAfter10sPercent": link.utilisation_percent(SETTLE_S, end),
                   "decodedPercent": 100 * decoded / len(source),
@@ -166,7 +167,7 @@ def print_congestion(report, rounds):
         if case == "step":
             headers += [f"queue p95 ms {key[18:-7]}-{int(key[18:-7]) + AFTER_DROP_S} s" for key in drop_keys]
             headers += [f"util % from {key[11:-8]} s" for key in utilisation_keys]
-        headers += ["queue drops %", "kbit/s after 10 s", "util % after 10 s", "decoded %", "intact %",
+        headers += ["queue drops % after 10 s", "queue drops % (all)", "kbit/s after 10 s", "util % after 10 s", "decoded %", "intact %",
                     "PSNR dB", "delay p95 ms", "retx kB", "CPU s", "relay late p95 ms"]
         rows = []
         for row in report["rows"]:
@@ -181,7 +182,8 @@ def print_congestion(report, rounds):
             if case == "step":
                 cells += [cell(value.get(key)) for key in drop_keys]
                 cells += [cell(value.get(key), 0) for key in utilisation_keys]
-            cells += [cell(value.get("queueDropPercent")), cell(value.get("throughputAfter10sKbps"), 0),
+            cells += [cell(value.get("queueDropAfter10sPercent")), cell(value.get("queueDropPercent")),
+                      cell(value.get("throughputAfter10sKbps"), 0),
                       cell(value.get("utilisationAfter10sPercent"), 0), cell(value.get("decodedPercent")),
                       cell(value.get("intactPercent")), cell(value.get("psnrMedianDb")),
                       cell(value.get("frameDelayP95Ms")), cell(value.get("retransmittedKB")),

@@ -24,15 +24,16 @@ extension SendLoop {
             return
         }
         if frame.isKeyframe { keyframes.keyframeSent(atNs: nowNs) }
+        if nextControllerTickNs == nil {
+            // Before the first packets are queued, so that the start-up probes can use them.
+            nextControllerTickNs = nowNs
+            apply(congestion.start(nowNs: nowNs), nowNs: nowNs)
+        }
         packetizer.write(frame, split: split, orientation: orientation, into: store) { slot in
             store[slot].queuedCopies = 1
             pacer.enqueue(slot, sizeBytes: store[slot].length + configuration.srtpOverhead, kind: .media, nowNs: nowNs)
         }
         reportSchedule.mediaStarted(atNs: nowNs)
-        if nextControllerTickNs == nil {
-            nextControllerTickNs = nowNs
-            apply(congestion.start(nowNs: nowNs), nowNs: nowNs)
-        }
     }
 
     /// Sends what the pacer releases now, in batches of one `sendmmsg` each, and accounts for it.
@@ -155,7 +156,9 @@ extension SendLoop {
     /// encoder is paused for congestion. They are made of real media, the newest packets in the
     /// history sent again, which every receiver treats as duplicates (RTX with `--retransmit rtx`).
     /// With `--retransmit off` only the keep-alive goes: without it a paused encoder whose last
-    /// packets were lost would wait for feedback for ever.
+    /// packets were lost would wait for feedback for ever. Nothing goes before the receiver has
+    /// sent transport feedback: one that does not (ffmpeg) would take the copies for new
+    /// packets. The start-up probes use the first keyframe's packets instead.
     private func addPaddingIfNeeded(nowNs: Int64) {
         guard hasTransportFeedback else { return }
         var needed = configuration.retransmission == .off ? 0 : pacer.paddingNeeded(nowNs: nowNs)

@@ -18,30 +18,37 @@ final class RecordingPipeline: EncoderControl, Sendable {
     }
 
     private let state = Mutex(State())
-    private let congestionChanged = ThreadCondition()
+    private let changed = ThreadCondition()
 
     var reporter: SinkReporter {
-        SinkReporter { [self] event in state.withLock { $0.events.append(event) } }
+        SinkReporter { [self] event in record { $0.events.append(event) } }
     }
 
-    func requestKeyframe() { state.withLock { $0.keyframeRequests += 1 } }
-    func setTargetBitrate(kbps: Int) { state.withLock { $0.targets.append(kbps) } }
-    func setNetworkCongested(_ congested: Bool) {
-        state.withLock { $0.congestion.append(congested) }
-        congestionChanged.withLock { congestionChanged.broadcast() }
-    }
-
-    /// Waits until the sender has paused and resumed the encoder as `changes` says, in order.
-    func waitForCongestion(_ changes: [Bool]) -> [Bool] {
-        let deadlineNs = TestPatience.deadlineNs
-        return congestionChanged.withLock {
-            while state.withLock({ $0.congestion }) != changes, congestionChanged.wait(untilNs: deadlineNs) {}
-            return state.withLock { $0.congestion }
-        }
-    }
+    func requestKeyframe() { record { $0.keyframeRequests += 1 } }
+    func setTargetBitrate(kbps: Int) { record { $0.targets.append(kbps) } }
+    func setNetworkCongested(_ congested: Bool) { record { $0.congestion.append(congested) } }
 
     var keyframeRequests: Int { state.withLock { $0.keyframeRequests } }
     var events: [SinkEvent] { state.withLock { $0.events } }
+    var targets: [Int] { state.withLock { $0.targets } }
+    /// Each pause (true) and resumption (false) of the encoder for congestion, in order.
+    var congestion: [Bool] { state.withLock { $0.congestion } }
+
+    /// Waits until `condition` holds, reading the properties above; false if it never did.
+    func waitUntil(_ condition: () -> Bool) -> Bool {
+        let deadlineNs = TestPatience.deadlineNs
+        return changed.withLock {
+            while !condition() {
+                guard changed.wait(untilNs: deadlineNs) else { return condition() }
+            }
+            return true
+        }
+    }
+
+    private func record(_ change: (inout State) -> Void) {
+        state.withLock { change(&$0) }
+        changed.withLock { changed.broadcast() }
+    }
 
     /// The sender's last statistics report.
     var statistics: SenderStatistics? {
@@ -263,14 +270,41 @@ struct PlayedReceiver {
         // 30 kB more than fill it; no feedback reports them.
         try receiver.sender.consume(frames[1])
         let second = receiver.receiveFrames(1)
-        #expect(receiver.pipeline.waitForCongestion([true]) == [true])
+        #expect(receiver.pipeline.waitUntil { receiver.pipeline.congestion == [true] })
         let keepAlive = try #require(receiver.rtp.receive(timeoutMilliseconds: TestPatience.milliseconds))
         let newest = try #require(second.last)
         #expect(try RTPHeader(parsing: keepAlive).sequenceNumber == RTPHeader(parsing: newest).sequenceNumber)
         #expect(try transportNumber(keepAlive) == transportNumber(newest) &+ 1)
         try receiver.sendFeedback([feedback(received: try transportNumber(keepAlive), count: 1)])
-        #expect(receiver.pipeline.waitForCongestion([true, false]) == [true, false])
+        #expect(receiver.pipeline.waitUntil { receiver.pipeline.congestion == [true, false] })
         try receiver.sender.finish()
+    }
+
+    /// The start-up probes ride on the first keyframe, before any feedback (padding would reach
+    /// receivers that send none). Received at 800 kbit/s, they bring a 2.5 Mbit/s start down to
+    /// the path with the first feedback, instead of after a second of overuse.
+    @Test func theStartUpProbesUseTheFirstKeyframe() throws {
+        let receiver = try PlayedReceiver {
+            $0.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
+            $0.congestionControl = CongestionControllerConfiguration(startBitrateBps: 2_500_000, maxBitrateBps: 2_500_000)
+        }
+        try receiver.sender.consume(testFrames([24_000])[0])
+        let keyframe = receiver.receiveFrames(1)
+        let numbers = try keyframe.map { packet -> UInt16 in
+            let element = try #require(try RTPHeader(parsing: packet).extensionElements.first { $0.id == 3 })
+            return try TransportWideSequenceNumber(element: element).value
+        }
+        // 1200-byte packets 12 ms apart: an 800 kbit/s bottleneck.
+        let arrivals = numbers.enumerated().map { index, number in
+            RTCPTransportWideFeedback.PacketResult(sequenceNumber: number, receiveTimeUs: 1_000_000 + Int64(index) * 12_000)
+        }
+        try receiver.sendFeedback([.transportWideFeedback(try RTCPTransportWideFeedback(
+            senderSSRC: 1, mediaSSRC: 0xCAFE_F00D, feedbackPacketCount: 0, packets: arrivals))])
+        #expect(receiver.pipeline.waitUntil { (receiver.pipeline.targets.last ?? .max) < 800 },
+                "encoder targets \(receiver.pipeline.targets) kbit/s")
+        try receiver.sender.finish()
+        let statistics = try #require(receiver.pipeline.statistics)
+        #expect(statistics.probesSent == 10, "two clusters of five packets")
     }
 
     /// RFC 3550 §6.4.1: a receiver report echoing our SR (LSR) with its delay (DLSR) gives the RTT.
