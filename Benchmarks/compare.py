@@ -12,6 +12,7 @@ wait4's rusage) and peak RSS (ru_maxrss).
   compare.py micro       the in-process camrtp-bench (allocations, packets/s)
   compare.py feedback    loss repair through the impairment relay (0/2/5 % loss, 40 ms RTT)
   compare.py congestion  an 800 kbit/s bottleneck and a 2000/600/2000 kbit/s step
+  compare.py pacing      a clean path: keyframe spread, bursts and jitter with and without the pacer
   compare.py overload    an encoder that cannot keep up: latency bound and late drops
   compare.py all         all of the above; --json FILE keeps the results
 
@@ -320,7 +321,7 @@ def tool_versions(camrtp):
 
 
 # Cases with a module of their own in benchkit (feedback and congestion import numpy).
-CLOSED_LOOP = ("feedback", "congestion", "overload")
+CLOSED_LOOP = ("feedback", "congestion", "pacing", "overload")
 
 
 def closed_loop_bench(name):
@@ -337,7 +338,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds per tool (default 3)")
     parser.add_argument("--camrtp", default=DEFAULT_CAMRTP, help="the camrtp binary (default: the release build)")
     parser.add_argument("--json", metavar="FILE", help="also write the results, every round included, as JSON")
-    closed = parser.add_argument_group("closed-loop cases (feedback, congestion)")
+    closed = parser.add_argument_group("closed-loop cases (feedback, congestion, pacing)")
     closed.add_argument("--senders", type=lambda text: [word.strip() for word in text.split(",") if word.strip()],
                         default=[], metavar="WORD,...",
                         help="only the rows whose name contains one of these words, such as camrtp,gstreamer")

@@ -5,7 +5,9 @@ import shlex
 import statistics
 import sys
 
-from .common import rotated
+from .common import make_clip, rotated
+from .encoder_settings import camrtp_encoder_args
+from .frame_match import SourceClip
 from .receivers import variant_name
 from .senders import CamrtpSender, FfmpegSender, GStreamerAnchor, Unsupported
 
@@ -29,6 +31,15 @@ def build_rows(build, base_args, camrtp_variants, optional, extra_variants, only
     if only:
         rows = [row for row in rows if any(word in row.name for word in only)]
     return rows
+
+
+def prepare_case(args, workdir, size, frames, kbps, camrtp_variants, optional):
+    """A case's clip (testsrc2), its frames for matching, its rows, and the TWCC extension id the
+    receiver offers."""
+    clip = make_clip(workdir, *size, frames)
+    rows = build_rows(args.camrtp_build, camrtp_encoder_args(kbps), camrtp_variants, optional,
+                      args.camrtp_variant, args.senders)
+    return clip, SourceClip(clip), rows, receiver_transport_cc(rows)
 
 
 def run_matrix(rows, conditions, rounds, run_one):

@@ -7,10 +7,8 @@ import statistics
 import sys
 
 from .bwe_trace import read_trace
-from .closed_loop import build_rows, median_field, receiver_transport_cc, row_descriptions, run_matrix
-from .common import cell, make_clip, table
-from .encoder_settings import camrtp_encoder_args
-from .frame_match import SourceClip
+from .closed_loop import median_field, prepare_case, row_descriptions, run_matrix
+from .common import cell, table
 from .link_analysis import LinkAnalysis
 from .receivers import JITTER_BUFFER_LATENCY_MS
 from .relay import LinkProfile
@@ -63,12 +61,8 @@ def locally_intact(psnr_by_index):
 
 
 def bench_congestion(args, workdir):
-    clip = make_clip(workdir, *SIZE, FRAMES)
-    source = SourceClip(clip)
-    rows = build_rows(args.camrtp_build, camrtp_encoder_args(START_KBPS), CAMRTP_VARIANTS, CAMRTP_OPTIONAL,
-                      args.camrtp_variant, args.senders)
-
-    transport_cc = receiver_transport_cc(rows)
+    clip, source, rows, transport_cc = prepare_case(args, workdir, SIZE, FRAMES, START_KBPS, CAMRTP_VARIANTS,
+                                                    CAMRTP_OPTIONAL)
 
     def run_one(row, case, round_index):
         profile = CASES[case]

@@ -6,10 +6,8 @@ anchor (NACK -> RTX, PLI -> keyframe) and ffmpeg (open loop), all to the same GS
 import statistics
 import sys
 
-from .closed_loop import build_rows, median_field, receiver_transport_cc, row_descriptions, run_matrix
-from .common import cell, make_clip, table
-from .encoder_settings import camrtp_encoder_args
-from .frame_match import SourceClip
+from .closed_loop import median_field, prepare_case, row_descriptions, run_matrix
+from .common import cell, table
 from .receivers import JITTER_BUFFER_LATENCY_MS
 from .relay import LinkProfile
 from .session import run_session
@@ -38,12 +36,8 @@ def loss_label(loss):
 
 
 def bench_feedback(args, workdir):
-    clip = make_clip(workdir, *SIZE, FRAMES)
-    source = SourceClip(clip)
-    rows = build_rows(args.camrtp_build, camrtp_encoder_args(KBPS), CAMRTP_VARIANTS, CAMRTP_OPTIONAL,
-                      args.camrtp_variant, args.senders)
-
-    transport_cc = receiver_transport_cc(rows)
+    clip, source, rows, transport_cc = prepare_case(args, workdir, SIZE, FRAMES, KBPS, CAMRTP_VARIANTS,
+                                                    CAMRTP_OPTIONAL)
 
     def run_one(row, loss, round_index):
         outcome = run_session(row, LinkProfile(loss=loss, one_way_delay_ms=ONE_WAY_DELAY_MS), clip, source, KBPS,
