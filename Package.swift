@@ -115,7 +115,7 @@ let package = Package(
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
         .testTarget(name: "RTPSenderTests", dependencies: [
-            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "TestSupport",
+            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
