@@ -59,7 +59,9 @@ final class SendLoop: @unchecked Sendable {
     var keyframes: KeyframeRequestPolicy
     var roundTripTime = RoundTripTimeEstimator()
     var reportSchedule = RTCPReportSchedule(random: SystemRandomNumberGenerator())
-    var feedbackLimiter = FeedbackRateLimiter()
+    /// Every feedback datagram costs parsing and may trigger work, so a flood is cut to 1000 a
+    /// second (bursts of 200) and the rest counted as rejected; real receivers send tens.
+    var feedbackLimiter = TokenBucket(ratePerSecond: 1_000, burst: 200)
     var lossReports = ReceiverLossTracker()
     var statistics: SenderStatistics
     var lastStatisticsReportNs: Int64?

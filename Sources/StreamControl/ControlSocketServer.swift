@@ -167,7 +167,8 @@ final class ControlSocketLoop: @unchecked Sendable {
     private let wakeWrite: Int32
     private let woken = Atomic<Bool>(false)
     private var connections: [ControlConnection] = []
-    private var limiter: CommandRateLimiter
+    /// Over every connection: a runaway script cannot keep the stream busy switching cameras.
+    private var limiter: TokenBucket
     private var chunk = [UInt8](repeating: 0, count: 4096)
 
     init(listener: ListeningSocket, limits: ControlSocketLimits, handler: @escaping ControlSocketServer.Handler) throws(ControlSocketError) {
@@ -181,7 +182,7 @@ final class ControlSocketLoop: @unchecked Sendable {
         self.handler = handler
         wakeRead = ends[0]
         wakeWrite = ends[1]
-        limiter = CommandRateLimiter(commandsPerSecond: limits.commandsPerSecond, burst: limits.burst)
+        limiter = TokenBucket(ratePerSecond: limits.commandsPerSecond, burst: limits.burst)
     }
 
     /// Ends `run()` at its next poll; safe from any thread, any number of times.

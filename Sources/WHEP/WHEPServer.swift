@@ -49,7 +49,9 @@ public final class WHEPServer: Sendable {
     private let registry: WHEPSessionRegistry
     private let logger: Logger
     private let clock: @Sendable () -> Int64
-    private let offerLimiter: Mutex<OfferRateLimiter>
+    /// Each offer starts an ICE agent, gathers candidates and makes a DTLS certificate, so a
+    /// client that floods `POST /whep` is told 429 before any of that.
+    private let offerLimiter: Mutex<TokenBucket>
 
     /// `clock`: nanoseconds on `CLOCK_MONOTONIC`, for the offer rate limit; tests pass their own.
     public init(
@@ -61,7 +63,7 @@ public final class WHEPServer: Sendable {
         self.logger = logger
         self.clock = clock
         registry = WHEPSessionRegistry(maxSessions: configuration.maxViewers)
-        offerLimiter = Mutex(OfferRateLimiter(ratePerSecond: configuration.offersPerSecond, burst: configuration.offerBurst))
+        offerLimiter = Mutex(TokenBucket(ratePerSecond: configuration.offersPerSecond, burst: configuration.offerBurst))
     }
 
     /// The sessions being served.
