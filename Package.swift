@@ -12,7 +12,8 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl", "WebRTC", "WHIP",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSession", "RTPSender", "PlainRTP", "ICE", "STUN", "StreamControl",
+            "WebRTC", "WHIP",
             "ViewerFanout", "WHEP",
         ]),
     ],
@@ -56,20 +57,29 @@ let package = Package(
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "ImageEncoding"]),
         .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
-        .target(name: "RTCP", dependencies: ["RTP"]),
+        .target(name: "RTCP", dependencies: ["RTP", "MediaCore"]),
         .target(name: "Transport", dependencies: ["MediaCore", "RTP", "CSRTP", "CLinux", logging, systemPackage]),
         .target(name: "SDP"),
         .target(name: "DTLS", dependencies: ["CSSL", "RTP", "Transport", logging]),
         .target(name: "CongestionControl"),
         .target(name: "Pacing", dependencies: ["CongestionControl", .product(name: "DequeModule", package: "swift-collections")]),
-        .target(name: "RTPSender", dependencies: [
-            "MediaCore", "RTP", "RTCP", "Transport", "Pacing", "CongestionControl", logging,
+        // The sender's core: a pure state machine over the packet store, the streams, the pacer,
+        // the congestion controller and the feedback policies; no I/O, no thread, no clock.
+        .target(name: "RTPSession", dependencies: [
+            "MediaCore", "RTP", "RTCP", "Pacing", "CongestionControl", logging,
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
+        // The I/O around a session: sockets or a transport, SRTP, the send thread.
+        .target(name: "RTPSender", dependencies: [
+            "MediaCore", "RTP", "RTPSession", "Transport", "CongestionControl", logging,
+            .product(name: "DequeModule", package: "swift-collections"),
+        ]),
+        // A plain-RTP stream's plan: what `camrtp sdp` writes and `camrtp send` does.
+        .target(name: "PlainRTP", dependencies: ["RTP", "RTPSender", "RTPSession", "SDP", "Transport"]),
         .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
         .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
         // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
-        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
+        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "RTPSession", "Transport", "MediaCore", logging]),
         // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
         .target(name: "WHIP", dependencies: [
             logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -86,20 +96,20 @@ let package = Package(
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "Capture", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport", "SDP", "ImageEncoding", logging,
+            "MediaCore", "Capture", "Adaptation", "VP8", "ImageEncoding", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Live control of a running stream: commands, their JSON lines and the Unix-socket server.
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
+            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSession", "RTPSender", "PlainRTP", "CongestionControl", "Pacing", "Transport",
             "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,
         ]),
         .executableTarget(
-            name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "RTPSender", "Transport", "VP8"],
+            name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "PlainRTP", "RTPSender", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
 
         .target(
@@ -113,19 +123,23 @@ let package = Package(
         .testTarget(name: "AdaptationTests", dependencies: ["Adaptation", "Capture", "FrameProcessing", "ImageEncoding", "MediaCore", "TestSupport"]),
         .testTarget(name: "ImageEncodingTests", dependencies: ["ImageEncoding", "Capture", "MediaCore", "TestSupport"]),
         .testTarget(name: "RTPTests", dependencies: ["RTP", "MediaCore", "TestSupport"]),
-        .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "TestSupport"]),
+        .testTarget(name: "RTCPTests", dependencies: ["RTCP", "RTP", "MediaCore", "TestSupport"]),
+        .testTarget(name: "RTPSessionTests", dependencies: [
+            "RTPSession", "RTP", "RTCP", "MediaCore", "CongestionControl", "Pacing", "Transport", "TestSupport",
+        ]),
+        .testTarget(name: "PlainRTPTests", dependencies: ["PlainRTP", "RTPSession", "Transport"]),
         .testTarget(name: "RTPSenderTests", dependencies: [
-            "RTPSender", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
+            "RTPSender", "RTPSession", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "WebRTCTests", dependencies: [
-            "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
+            "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "RTPSession", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
         ]),
         .testTarget(name: "WHIPTests", dependencies: ["WHIP", "TestSupport"]),
-        .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
+        .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
         .testTarget(name: "EndToEndTests", dependencies: [
@@ -133,7 +147,7 @@ let package = Package(
             "StreamControl", "RTCP",
         ]),
         .testTarget(name: "StreamControlTests", dependencies: [
-            "RTPSender", "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
+            "RTPSender", "PlainRTP", "RTPSession", "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
         ]),
         .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
         .testTarget(name: "WHEPTests", dependencies: [
@@ -143,7 +157,7 @@ let package = Package(
         ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
-            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "RTPSender", "Transport", "TestSupport",
+            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -9,6 +9,7 @@ import Adaptation
 import CameraRTP
 import Glibc
 import MediaCore
+import PlainRTP
 import RTPSender
 import Synchronization
 import Transport

@@ -11,10 +11,12 @@ public struct EncodedFrame: Sendable {
     public var isKeyframe: Bool
     /// No later frame references this one, so a receiver may lose it harmlessly (RFC 7741 N bit).
     public var isDroppable: Bool
+    /// Which encoding of a simulcast set the frame belongs to, lowest first; 0 without simulcast.
+    public var encodingIndex: Int
 
     public init(
         data: [UInt8], width: Int, height: Int, timestampNs: Int64,
-        rotation: VideoRotation, isKeyframe: Bool, isDroppable: Bool
+        rotation: VideoRotation, isKeyframe: Bool, isDroppable: Bool, encodingIndex: Int = 0
     ) {
         self.data = data
         self.width = width
@@ -23,5 +25,6 @@ public struct EncodedFrame: Sendable {
         self.rotation = rotation
         self.isKeyframe = isKeyframe
         self.isDroppable = isDroppable
+        self.encodingIndex = encodingIndex
     }
 }

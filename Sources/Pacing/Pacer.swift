@@ -15,6 +15,10 @@ import CongestionControl
 /// - Probe clusters are sent at their own rate, ahead of the budget, tagging the packets they
 ///   use; when the queue is empty a probe asks for padding (`paddingNeeded`).
 /// - With a padding rate and nothing queued, it asks for padding up to that rate.
+/// - A sender that cannot pad (no padding before the receiver's first feedback, none without
+///   media to copy) says so (`paddingUnavailable`): padding and a probe waiting for it are then
+///   not due until the next packet is queued (libwebrtc's `probing_send_failure_`), so that the
+///   sender does not spin waiting for padding it cannot make.
 /// - While the sender says it is congested and nothing is queued, it asks for one keep-alive
 ///   packet every 500 ms (`isKeepAliveDue`): the encoder is paused until feedback reports the
 ///   bytes in flight, and if the last packets were lost no feedback would ever come without one.
@@ -37,6 +41,8 @@ public struct Pacer<Handle: Sendable>: Sendable {
     private var budgetTimeNs: Int64?
     private var hasSentMedia = false
     private var lastSendTimeNs: Int64?
+    /// The sender could not give the padding asked for; cleared by the next `enqueue`.
+    private var isPaddingUnavailable = false
     /// Set by the sender while more bytes are in flight than the congestion window allows.
     public var isCongested = false
     /// Debt below this counts as paid, so rounding never schedules a wake-up with nothing to do.
@@ -72,6 +78,13 @@ public struct Pacer<Handle: Sendable>: Sendable {
         drainBudget(to: nowNs)
         queue.push(PacedPacket(handle: handle, sizeBytes: sizeBytes, kind: kind, enqueueTimeNs: nowNs))
         prober.onPacketEnqueued(sizeBytes: sizeBytes)
+        isPaddingUnavailable = false
+    }
+
+    /// The sender has no padding to give for what `paddingNeeded` asked: until the next packet is
+    /// queued, padding is not due, and neither is a probe that would need it.
+    public mutating func paddingUnavailable() {
+        isPaddingUnavailable = true
     }
 
     // MARK: Release
@@ -81,13 +94,13 @@ public struct Pacer<Handle: Sendable>: Sendable {
     /// probe cluster. While a cluster is being probed, only its schedule counts.
     public func nextSendTimeNs(nowNs: Int64) -> Int64? {
         // A probe with nothing queued needs padding, which may not precede the first media.
-        if let probeNs = prober.nextProbeTimeNs(nowNs: nowNs), !queue.isEmpty || hasSentMedia {
+        if let probeNs = prober.nextProbeTimeNs(nowNs: nowNs), !queue.isEmpty || (hasSentMedia && !isPaddingUnavailable) {
             return max(probeNs, nowNs)
         }
         if !queue.isEmpty {
             return configuration.isPacingEnabled ? nowNs + mediaWaitNs(nowNs: nowNs) : nowNs
         }
-        let paddingNs = configuration.isPacingEnabled && paddingRateBps > 0 && hasSentMedia
+        let paddingNs = configuration.isPacingEnabled && paddingRateBps > 0 && hasSentMedia && !isPaddingUnavailable
             ? nowNs + paddingWaitNs(nowNs: nowNs) : Int64.max
         let keepAliveNs = keepAliveTimeNs.map { max($0, nowNs) } ?? Int64.max
         let nextNs = min(paddingNs, keepAliveNs)
@@ -124,7 +137,7 @@ public struct Pacer<Handle: Sendable>: Sendable {
     /// the queue empty, or to keep up the padding rate. 0 while anything is queued, and before
     /// the first media packet.
     public func paddingNeeded(nowNs: Int64) -> Int {
-        guard queue.isEmpty, hasSentMedia else { return 0 }
+        guard queue.isEmpty, hasSentMedia, !isPaddingUnavailable else { return 0 }
         if let cluster = prober.currentCluster, let dueNs = prober.nextProbeTimeNs(nowNs: nowNs), dueNs <= nowNs {
             return max(prober.recommendedProbeBytes(cluster), configuration.probeMinPacketBytes)
         }

@@ -1,11 +1,5 @@
 import RTP
 
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// A 64-bit NTP timestamp (RFC 3550 §4): seconds since 1 January 1900 and a binary fraction
 /// of a second, as RTCP sender reports carry the wall-clock time.
 ///
@@ -41,13 +35,6 @@ public struct NTPTimestamp: Equatable, Hashable, Sendable {
         }
         seconds = UInt32(truncatingIfNeeded: wholeSeconds + Self.unixEpochOffsetSeconds)
         fraction = UInt32((ns << 32) / 1_000_000_000)
-    }
-
-    /// The wall clock (`CLOCK_REALTIME`) now.
-    public static func now() -> NTPTimestamp {
-        var time = timespec()
-        clock_gettime(CLOCK_REALTIME, &time)
-        return NTPTimestamp(unixTimeNs: Int64(time.tv_sec) * 1_000_000_000 + Int64(time.tv_nsec))
     }
 
     /// Nanoseconds since the Unix epoch, within NTP era 0, truncated.

@@ -77,10 +77,14 @@ public struct RTCPCompoundPacket: WireFormat, Equatable, Sendable {
         self.packets = packets
     }
 
-    /// The report a sender sends on its RTCP timer, or with `bye` when it stops.
-    public static func senderReport(_ report: RTCPSenderReport, cname: String, bye: RTCPBye? = nil) -> RTCPCompoundPacket {
-        var packets: [RTCPPacket] = [.senderReport(report), .sourceDescription(RTCPSourceDescription(ssrc: report.ssrc, cname: cname))]
-        if let bye { packets.append(.bye(bye)) }
+    /// The report a sender sends on its RTCP timer: an SR for each of its media streams, one SDES
+    /// with each one's CNAME (RFC 3550 §6.4.1, §6.5; several sources in one compound, RFC 8108
+    /// §5.3), and with `bye` a BYE for all of them (§6.6) when it stops.
+    public static func senderReports(_ reports: [RTCPSenderReport], cname: String, bye: Bool = false) -> RTCPCompoundPacket {
+        var packets = reports.map { RTCPPacket.senderReport($0) }
+        packets.append(.sourceDescription(RTCPSourceDescription(
+            chunks: reports.map { RTCPSourceDescription.Chunk(ssrc: $0.ssrc, items: [.cname(cname)]) })))
+        if bye { packets.append(.bye(RTCPBye(ssrcs: reports.map(\.ssrc)))) }
         return RTCPCompoundPacket(packets: packets)
     }
 

@@ -25,8 +25,8 @@ import RTP
 /// ```
 ///
 /// `ntpTimestamp` and `rtpTimestamp` name the same instant: the wall clock and the stream's
-/// RTP clock read together (`NTPTimestamp.now()`, `RTPClock.rtpTimestamp(forNs:)` of the
-/// monotonic now), so receivers can map RTP time to wall-clock time.
+/// RTP clock read together (`NTPClock.timestamp(atMonotonicNs:)` and `RTPClock.rtpTimestamp(forNs:)`
+/// of the same monotonic instant), so receivers can map RTP time to wall-clock time.
 public struct RTCPSenderReport: WireFormat, Equatable, Sendable {
     public var ssrc: UInt32
     public var ntpTimestamp: NTPTimestamp

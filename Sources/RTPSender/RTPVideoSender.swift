@@ -9,8 +9,8 @@ import Transport
 /// retransmissions, PLI and FIR bring keyframes, transport-wide feedback and REMB drive the
 /// congestion controller that sets the encoder's target and the pacer's pace.
 ///
-/// All of it runs on the sender's own thread (`camrtp.send`), an event loop (see `SendLoop`);
-/// the encoder thread only queues frames. Sockets and SRTP open in `init`, so a port in use or a
+/// The decisions are a `SendSession`'s; its I/O (sockets, SRTP, the clock) runs on the sender's
+/// own thread (`camrtp.send`, see `SendLoop`); the encoder thread only queues frames. Sockets and SRTP open in `init`, so a port in use or a
 /// bad key fails before anything starts.
 ///
 /// As an `EncodedFrameSink`, `attach`, `consume` and `finish` are called one after another,
@@ -44,13 +44,14 @@ public final class RTPVideoSender: EncodedFrameSink, @unchecked Sendable {
         self.logger = logger
         if let udp = loop.pathway as? UDPPathway {
             localPorts = (udp.rtp.local.port, udp.rtcp.local.port)
-            logger.info("RTP to \(udp.rtp.remote) from port \(udp.rtp.local.port), SSRC \(configuration.session.ssrc)")
+            logger.info("RTP to \(udp.rtp.remote) from port \(udp.rtp.local.port), SSRC \(configuration.session.encodings[0].media.ssrc)")
         } else {
             localPorts = nil
         }
     }
 
-    public var ssrc: UInt32 { configuration.session.ssrc }
+    /// The media SSRC of the first encoding.
+    public var ssrc: UInt32 { configuration.session.encodings[0].media.ssrc }
 
     /// Counters of the way out (packets, bytes, refused and dropped sends), as of the end of the
     /// stream: read them after `finish`.

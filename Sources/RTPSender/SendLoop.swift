@@ -1,93 +1,55 @@
 import CongestionControl
 import Logging
 import MediaCore
-import Pacing
-import RTCP
 import RTP
+import RTPSession
 import Transport
 
-/// The send thread (`camrtp.send`): one event loop that wakes on frames queued by the encoder,
-/// on feedback arriving on its sockets and on its earliest deadline (the pacer, the RTCP report,
-/// a deferred keyframe request, the congestion controller's tick), and owns everything
-/// stateful on the way to the wire: the RTP stream, the packet store and history, the pacer,
-/// the congestion controller, the feedback policies, SRTP and the sockets.
-///
-/// Frames become packets in the store as soon as they arrive; the pacer releases them (and
-/// retransmissions ahead of them) at the pacing rate; each leaves as a copy that is stamped
-/// (abs-send-time, transport-wide sequence number) and protected, so the history keeps the
-/// plaintext. Nothing here allocates per packet.
+/// The send thread (`camrtp.send`): the I/O around a `SendSession`. One event loop wakes on
+/// frames queued by the encoder, on feedback arriving on its sockets and at the session's next
+/// deadline; it reads the clock, feeds the session, protects what the session writes with SRTP,
+/// sends it, and passes the session's commands to the encoder and its events to the pipeline.
 ///
 /// Built on the caller's thread, then used by the send thread alone: starting the thread orders
 /// the hand-over, which is what makes the unchecked `Sendable` sound.
 final class SendLoop: @unchecked Sendable {
-    /// How often the congestion controller ticks (libwebrtc: 25 ms).
-    static let controllerIntervalNs: Int64 = 25_000_000
-    /// The least time between two statistics reports to the pipeline.
-    static let statisticsIntervalNs: Int64 = 250_000_000
-    /// The RTCP BYE waits this long after the last media packet, so that a receiver reading its
-    /// RTCP socket first (ffmpeg does) still reads the last frame before it ends the stream.
-    static let byeGraceNs: Int64 = 50_000_000
-    let configuration: RTPSenderConfiguration
-    let logger: Logger
-    let frames: FrameQueue
-    let eventLoop: EventLoop
     /// Set by the owner before the thread starts.
     var encoder: any EncoderControl = NoEncoderControl()
     var reporter = SinkReporter.ignoring
-    /// Receives every congestion-controller update (`--trace-bwe`).
-    let traceSink: (@Sendable (BWETraceRecord) -> Void)?
-
     let pathway: any Pathway
-    let protection: SRTPSession?
-    let feedbackProtection: SRTPSession?
-    /// Outgoing copies: stamped and protected in place, then sent in one call.
-    let batch: RTPPacketBatch
-    let receiveBuffer: UnsafeMutableRawBufferPointer
-    let reportBuffer: UnsafeMutableRawBufferPointer
 
-    var packetizer: FramePacketizer
-    var nextRetransmissionSequenceNumber: UInt16
-    let store: PacketStore
-    var history = PacketHistory()
-    var pacer: Pacer<Int>
-    var congestion: CongestionController
-    var hasTransportFeedback = false
-    var nextControllerTickNs: Int64?
-    var nextTransportSequenceNumber: Int64 = 0
-    var transportSequenceNumbers = TransportSequenceNumberUnwrapper()
-    var nack = NACKResponder()
-    var keyframes: KeyframeRequestPolicy
-    var roundTripTime = RoundTripTimeEstimator()
-    var reportSchedule = RTCPReportSchedule(random: SystemRandomNumberGenerator())
-    /// Every feedback datagram costs parsing and may trigger work, so a flood is cut to 1000 a
-    /// second (bursts of 200) and the rest counted as rejected; real receivers send tens.
-    var feedbackLimiter = TokenBucket(ratePerSecond: 1_000, burst: 200)
-    var lossReports = ReceiverLossTracker()
-    var statistics: SenderStatistics
-    var lastStatisticsReportNs: Int64?
-    var foreignDatagramsCounted: UInt64 = 0
-    var pacerQueueTimes = LatencyHistogram()
-
-    /// Per batch: what each outgoing copy was, to account for it once the batch has left.
-    var outgoing: [OutgoingPacket] = []
-    /// The frame whose packets are leaving: counts for its `frameDelivered` report.
-    var currentFrame = FrameProgress()
-    /// RTP packets and payload octets on the media SSRC, for SRs (RFC 3550 §6.4.1).
-    var senderPacketCount = 0
-    var senderOctetCount = 0
-    var lastMediaSentNs: Int64?
+    private let session: SendSession
+    private let frames: FrameQueue
+    private let eventLoop: EventLoop
+    private let logger: Logger
+    /// Receives every congestion-controller update (`--trace-bwe`).
+    private let traceSink: (@Sendable (BWETraceRecord) -> Void)?
+    private let protection: SRTPSession?
+    private let feedbackProtection: SRTPSession?
+    private let acceptsPlainRTCP: Bool
+    /// Outgoing copies: written by the session, protected in place, then sent in one call.
+    private let batch: RTPPacketBatch
+    private let receiveBuffer: UnsafeMutableRawBufferPointer
+    private let reportBuffer: UnsafeMutableRawBufferPointer
+    /// Feedback the pathway refused (foreign addresses, a full queue) already counted.
+    private var refusedFeedbackCounted: UInt64 = 0
 
     init(
         configuration: RTPSenderConfiguration, frames: FrameQueue, eventLoop: EventLoop,
         traceSink: (@Sendable (BWETraceRecord) -> Void)?, logger: Logger
     ) throws(RTPSenderError) {
-        self.configuration = configuration
-        self.traceSink = traceSink
-        self.logger = logger
+        do throws(SendSessionError) {
+            session = try SendSession(
+                configuration: configuration.session, protectionOverhead: configuration.protectionOverhead, ntpClock: .system(),
+                logger: logger)
+        } catch {
+            throw .session(error)
+        }
         self.frames = frames
         self.eventLoop = eventLoop
-        packetizer = try FramePacketizer(configuration: configuration)
-        nextRetransmissionSequenceNumber = UInt16.random(in: 0..<(1 << 15))
+        self.traceSink = traceSink
+        self.logger = logger
+        acceptsPlainRTCP = configuration.acceptsPlainRTCP
         do throws(SocketError) {
             switch configuration.route {
             case .udp(let destination, let rtcpDestination, let localPort):
@@ -107,21 +69,11 @@ final class SendLoop: @unchecked Sendable {
         } catch {
             throw .srtp(error)
         }
-        let slotCapacity = configuration.mtu
         batch = RTPPacketBatch(
-            slotCapacity: slotCapacity, tailroom: configuration.srtpKey == nil ? 0 : SRTPSession.maximumTrailerLength,
-            initialSlotCount: 64)
-        store = PacketStore(slotCapacity: slotCapacity, maximumSlotCount: PacketHistory.maximumPackets + 4_096)
+            slotCapacity: configuration.session.tuning.mtu,
+            tailroom: configuration.srtpKey == nil ? 0 : SRTPSession.maximumTrailerLength, initialSlotCount: SendSession.maximumBatchCount)
         receiveBuffer = .allocate(byteCount: 2_048, alignment: 16)
         reportBuffer = .allocate(byteCount: 1_500, alignment: 16)
-        pacer = Pacer(
-            configuration: configuration.pacing,
-            pacingRateBps: Int64(Double(configuration.congestionControl.startBitrateBps)
-                * configuration.congestionControl.pacingFactorBeforeFeedback))
-        congestion = CongestionController(configuration: configuration.congestionControl)
-        keyframes = KeyframeRequestPolicy(minimumIntervalNs: configuration.keyframeRequestIntervalNs)
-        statistics = SenderStatistics(startBitrateKbps: Double(configuration.congestionControl.startBitrateBps) / 1000)
-        outgoing.reserveCapacity(64)
     }
 
     deinit {
@@ -129,16 +81,12 @@ final class SendLoop: @unchecked Sendable {
         reportBuffer.deallocate()
     }
 
-    /// Runs until the frame queue is closed and everything in it has left, then sends BYE.
+    /// Runs until the frame queue is closed, everything in it has left and BYE went out.
     func run() {
-        var byeDeadlineNs: Int64?
-        while true {
-            let nowNs = MonotonicClock.nowNs()
-            var deadline = earliest(pacer.nextSendTimeNs(nowNs: nowNs), reportSchedule.nextReportNs)
-            deadline = earliest(deadline, earliest(keyframes.nextDeadlineNs, earliest(nextControllerTickNs, byeDeadlineNs)))
+        while !session.isFinished {
             let events: [EventLoop.Event]
             do {
-                events = try eventLoop.wait(untilNs: deadline)
+                events = try eventLoop.wait(untilNs: session.nextDeadlineNs(nowNs: MonotonicClock.nowNs()))
             } catch {
                 frames.fail(error)
                 return
@@ -151,63 +99,97 @@ final class SendLoop: @unchecked Sendable {
                 case .deadline: break
                 }
             }
-            let now = MonotonicClock.nowNs()
-            takeFrames(nowNs: now)
-            tick(nowNs: now)
+            let nowNs = MonotonicClock.nowNs()
+            while let frame = frames.pop() { session.send(frame, nowNs: nowNs) }
+            if frames.isFinished { session.close() }
+            session.tick(nowNs: nowNs)
             do {
-                try sendDuePackets(nowNs: now)
+                try sendDuePackets(nowNs: nowNs)
+                try sendDueReport(nowNs: nowNs)
             } catch {
                 frames.fail(error)
                 return
             }
-            if reportSchedule.takeDueReport(nowNs: now) { sendReport(bye: false, nowNs: now) }
-            reportStatistics(nowNs: now, force: false)
-
-            guard frames.isFinished, pacer.queuedPacketCount == 0 else { continue }
-            guard lastMediaSentNs != nil else { break }
-            let byeAtNs = byeDeadlineNs ?? (lastMediaSentNs ?? now) + Self.byeGraceNs
-            byeDeadlineNs = byeAtNs
-            if now >= byeAtNs {
-                sendReport(bye: true, nowNs: now)
-                break
-            }
+            forwardOutputs()
         }
-        reportStatistics(nowNs: MonotonicClock.nowNs(), force: true)
-    }
-
-    /// The periodic work that does not depend on what woke the loop.
-    private func tick(nowNs: Int64) {
-        if keyframes.takeDueRequest(nowNs: nowNs) { forwardKeyframeRequest() }
-        if let due = nextControllerTickNs, nowNs >= due {
-            nextControllerTickNs = nowNs + Self.controllerIntervalNs
-            apply(congestion.process(nowNs: nowNs), nowNs: nowNs)
-            history.expire(nowNs: nowNs, roundTripTimeNs: currentRoundTripTimeNs, store: store)
-        }
-    }
-
-    /// The RTT in use: from receiver reports, else from the controller, else 0.
-    var stream: RTPStream { packetizer.stream }
-
-    var currentRoundTripTimeNs: Int64 {
-        roundTripTime.lastNs ?? congestion.estimate.roundTripTimeNs
-    }
-
-    /// Sends the sender's figures to the pipeline, at most every `statisticsIntervalNs` unless forced.
-    func reportStatistics(nowNs: Int64, force: Bool) {
-        guard force || lastStatisticsReportNs.map({ nowNs - $0 >= Self.statisticsIntervalNs }) ?? true else { return }
-        lastStatisticsReportNs = nowNs
-        let refused = pathway.refusedFeedback
-        statistics.rtcpReceived.rejected += Int(refused - foreignDatagramsCounted)
-        foreignDatagramsCounted = refused
-        if let lastNs = roundTripTime.lastNs, let medianMs = roundTripTime.medianMs {
-            statistics.rttMs = .init(last: Double(lastNs) / 1e6, p50: medianMs)
-        }
-        statistics.pacerQueueMs = .init(p99: pacerQueueTimes.percentileMs(99) ?? 0, max: pacerQueueTimes.maxMs)
-        reporter.report(.statistics(statistics))
     }
 
     /// What went out (and what was refused), for the sender's final report.
     var transportStatistics: UDPTransportStatistics { pathway.statistics }
+
+    /// Reads every feedback datagram waiting where `token` (a socket) or a wake-up (a transport's
+    /// queue) says, and hands the RTCP in it to the session. Datagrams from other addresses were
+    /// already refused by the pathway; the rate limit and SRTCP may refuse more.
+    private func readFeedback(token: Int?) {
+        while let length = pathway.nextFeedback(into: receiveBuffer, token: token) {
+            let nowNs = MonotonicClock.nowNs()
+            guard session.admitFeedback(nowNs: nowNs) else { continue }
+            guard let plainLength = unprotectedFeedback(length: length) else {
+                session.refuseFeedback()
+                continue
+            }
+            session.receiveRTCP(UnsafeRawBufferPointer(rebasing: receiveBuffer[0..<plainLength]), nowNs: nowNs)
+        }
+        let refused = pathway.refusedFeedback
+        if refused > refusedFeedbackCounted {
+            session.refuseFeedback(count: Int(refused - refusedFeedbackCounted))
+            refusedFeedbackCounted = refused
+        }
+    }
+
+    /// The length of the plain RTCP in `receiveBuffer`, or nil when the datagram is refused: it
+    /// is not RTCP (RFC 5761 §4: payload types 192–223 on a multiplexed port), or it fails SRTCP
+    /// authentication and plain feedback is not accepted.
+    private func unprotectedFeedback(length: Int) -> Int? {
+        guard length >= 8, (192...223).contains(receiveBuffer[1]) else { return nil }
+        guard let feedbackProtection else { return length }
+        if let plainLength = try? feedbackProtection.unprotectRTCP(receiveBuffer, length: length) { return plainLength }
+        // A peer that sends plain RTCP on an SRTP session (Janus) is heard only when allowed; the
+        // SRTCP check failed before libsrtp2 touched the bytes.
+        return acceptsPlainRTCP ? length : nil
+    }
+
+    /// Sends what the session releases now, in batches of one `sendmmsg` each.
+    private func sendDuePackets(nowNs: Int64) throws(SRTPError) {
+        while session.writeDuePackets(into: batch, nowNs: nowNs) > 0 {
+            if let protection {
+                for index in 0..<batch.count {
+                    batch.setLength(try protection.protectRTP(batch.slot(at: index), length: batch.length(at: index)), at: index)
+                }
+            }
+            let sentCount = pathway.sendMedia(batch)
+            if sentCount < batch.count { logger.debug("socket dropped \(batch.count - sentCount) of \(batch.count) packets") }
+            session.packetsLeft(batch, atNs: MonotonicClock.nowNs())
+        }
+    }
+
+    /// Sends the RTCP report the session has due, if any.
+    private func sendDueReport(nowNs: Int64) throws(SRTPError) {
+        guard var length = session.writeDueReport(into: reportBuffer, nowNs: nowNs) else { return }
+        if let protection { length = try protection.protectRTCP(reportBuffer, length: length) }
+        if pathway.sendControl(UnsafeRawBufferPointer(rebasing: reportBuffer[0..<length])) {
+            session.reportLeft(wireBytes: length)
+        }
+    }
+
+    /// The session's commands to the encoder, its events to the pipeline, its trace to the file.
+    private func forwardOutputs() {
+        session.drainOutputs { output in
+            switch output {
+            case .encoder(.keyframe):
+                // One encoder for every encoding today: any encoding's request is its keyframe.
+                encoder.requestKeyframe()
+            case .encoder(.targetBitrate(let kbps)):
+                encoder.setTargetBitrate(kbps: kbps)
+            case .encoder(.networkCongested(let congested)):
+                encoder.setNetworkCongested(congested)
+            case .sink(let event):
+                reporter.report(event)
+            case .trace(let record):
+                traceSink?(record)
+            }
+        }
+    }
 }
 
 /// Stands in for an encoder until the pipeline attaches one.
@@ -215,26 +197,4 @@ final class NoEncoderControl: EncoderControl {
     func requestKeyframe() {}
     func setTargetBitrate(kbps: Int) {}
     func setNetworkCongested(_ congested: Bool) {}
-}
-
-/// The earlier of two optional deadlines.
-private func earliest(_ a: Int64?, _ b: Int64?) -> Int64? {
-    guard let a else { return b }
-    guard let b else { return a }
-    return min(a, b)
-}
-
-/// What an outgoing copy in the batch was.
-struct OutgoingPacket {
-    var slot: Int
-    var kind: PacketKind
-    var transportSequenceNumber: Int64
-    var probeClusterID: Int?
-    var wireBytes = 0
-}
-
-/// Packets and bytes of the frame leaving now.
-struct FrameProgress {
-    var packets = 0
-    var bytes = 0
 }

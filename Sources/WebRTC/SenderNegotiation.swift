@@ -1,5 +1,6 @@
 import RTP
 import RTPSender
+import RTPSession
 import SDP
 import Transport
 
@@ -21,7 +22,7 @@ struct SenderNegotiation: Sendable {
     /// The feedback we act on (RFC 4585 section 4.2): NACK unless retransmission is off, PLI and
     /// FIR, transport-cc with its extension, and REMB.
     var feedback: [RTCPFeedback] {
-        var feedback: [RTCPFeedback] = configuration.retransmission == .off ? [] : [.nack]
+        var feedback: [RTCPFeedback] = configuration.tuning.retransmission == .off ? [] : [.nack]
         feedback += [.pli, .fir]
         if configuration.transportCC { feedback.append(.transportCC) }
         feedback.append(.remb)
@@ -44,7 +45,7 @@ struct SenderNegotiation: Sendable {
 
     var localVideoSender: LocalVideoSender {
         LocalVideoSender(
-            ssrc: ssrc, rtxSSRC: configuration.retransmission == .rtx ? rtxSSRC : nil, cname: configuration.cname,
+            ssrc: ssrc, rtxSSRC: configuration.tuning.retransmission == .rtx ? rtxSSRC : nil, cname: configuration.tuning.cname,
             streamID: MediaStreamID(streamID: configuration.streamID, trackID: "video"), feedback: feedback,
             extensions: extensions, direction: .sendonly, payloadType: configuration.payloadType,
             rtxPayloadType: configuration.rtxPayloadType)
@@ -56,22 +57,20 @@ struct SenderNegotiation: Sendable {
     func senderConfiguration(
         for negotiated: NegotiatedVideo, outboundKey: SRTPMasterKey, inboundKey: SRTPMasterKey, transport: any MediaTransport
     ) -> RTPSenderConfiguration {
-        let retransmission: RetransmissionMode
-        if configuration.retransmission == .off || !negotiated.feedback.contains(.nack) {
-            retransmission = .off
-        } else if configuration.retransmission == .rtx, let rtxPayloadType = negotiated.rtxPayloadType {
-            retransmission = .rtx(payloadType: rtxPayloadType, ssrc: rtxSSRC)
-        } else {
-            retransmission = .resend
+        var tuning = configuration.tuning
+        if !negotiated.feedback.contains(.nack) {
+            tuning.retransmission = .off
+        } else if tuning.retransmission == .rtx && negotiated.rtxPayloadType == nil {
+            tuning.retransmission = .resend
         }
-        var session = RTPSessionParameters.random()
-        session.ssrc = ssrc
+        var media = RTPSessionParameters.random()
+        media.ssrc = ssrc
         return RTPSenderConfiguration(
-            route: .transport(transport), payloadType: negotiated.payloadType, mtu: configuration.mtu, session: session,
-            srtpKey: outboundKey, feedbackSRTPKey: inboundKey, extensions: Self.extensionIDs(negotiated.extensions),
-            retransmission: retransmission, cname: configuration.cname, acceptsPlainRTCP: false,
-            congestionControl: configuration.congestionControl, pacing: configuration.pacing,
-            keyframeRequestIntervalNs: configuration.keyframeRequestIntervalNs)
+            route: .transport(transport), srtpKey: outboundKey, feedbackSRTPKey: inboundKey,
+            session: SendSessionConfiguration(
+                tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: tuning.retransmission == .rtx ? rtxSSRC : nil)],
+                payloadType: negotiated.payloadType, rtxPayloadType: tuning.retransmission == .rtx ? negotiated.rtxPayloadType : nil,
+                extensions: Self.extensionIDs(negotiated.extensions)))
     }
 
     /// The agreed ids of the extensions the sender writes; others are left out.

@@ -1,6 +1,7 @@
 import ArgumentParser
 import CongestionControl
 import Pacing
+import RTPSession
 import VP8
 
 /// VP8 encoder choices shared by `send` and `record`.
@@ -90,6 +91,12 @@ struct EncoderOptions: ParsableArguments {
 
     var pacer: PacerConfiguration {
         PacerConfiguration(isPacingEnabled: pacing == .on)
+    }
+
+    /// How the sender behaves: these rates and pacing, with the packet size and repair mode of
+    /// the command's wire options.
+    func tuning(mtu: Int, retransmission: Retransmission) -> SenderTuning {
+        SenderTuning(mtu: mtu, retransmission: retransmission, congestionControl: congestionControl, pacing: pacer)
     }
 }
 

@@ -2,6 +2,7 @@ import ArgumentParser
 import CameraRTP
 import Glibc
 import MediaCore
+import PlainRTP
 import RTPSender
 import Transport
 
@@ -43,10 +44,10 @@ struct LoopbackCommand: CamrtpCommand {
     }
 
     func execute() async throws {
-        let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps))
+        let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let sender = try RTPVideoSender(
-            configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer))
+            configuration: plan.senderConfiguration())
         for (taken, role) in [(port, "RTP"), (port + 1, "RTCP")] where LocalUDPPort.isBound(UInt16(taken)) {
             throw CLIError.usage("--port \(port): UDP port \(taken) (\(role)) is in use by another program; choose another --port")
         }

@@ -5,6 +5,7 @@ import CameraRTP
 import Glibc
 import MediaCore
 import RTPSender
+import RTPSession
 import Transport
 import VP8
 import WebRTC
@@ -41,7 +42,7 @@ struct Main {
             say(error.message)
             return error.kind == .usage ? 2 : 1
         case is Y4MError, is SourceSpecError, is EndpointError, is SRTPKeyError, is FakeCameraSpecError,
-             is CameraControlError:
+             is CameraControlError, is SendSessionError:
             say("\(error)")
             return 2
         case let error as RTPSenderError:

@@ -1,5 +1,5 @@
 import ArgumentParser
-import CameraRTP
+import PlainRTP
 
 struct SDPCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
@@ -24,7 +24,8 @@ struct SDPCommand: CamrtpCommand {
     func execute() async throws {
         let (input, adapt) = (arguments.input, arguments.adapt)
         let plan = try arguments.stream.makePlan(
-            destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), requireKey: true)
+            destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: arguments.encoder,
+            requireKey: true)
         if let sdp = arguments.sdp {
             try SDPOutput.write(plan, to: sdp)
         } else {

@@ -1,4 +1,4 @@
-import CameraRTP
+import PlainRTP
 import Glibc
 import MediaCore
 

@@ -4,6 +4,7 @@ import CameraRTP
 import CongestionControl
 import Glibc
 import MediaCore
+import PlainRTP
 import RTPSender
 
 struct SendCommand: CamrtpCommand {
@@ -31,14 +32,14 @@ struct SendCommand: CamrtpCommand {
 
     func execute() async throws {
         let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
-        let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps))
+        let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let trace = try stream.traceBwe.map(BWETraceFile.init(path:))
         defer { trace?.close() }
         var traceSink: (@Sendable (BWETraceRecord) -> Void)?
         if let trace { traceSink = { record in trace.write(record) } }
         let sender = try RTPVideoSender(
-            configuration: plan.senderConfiguration(congestionControl: encoder.congestionControl, pacing: encoder.pacer),
+            configuration: plan.senderConfiguration(),
             traceSink: traceSink)
         if let sdp = arguments.sdp { try SDPOutput.write(plan, to: sdp) }
         let pipeline = try StreamPipeline(

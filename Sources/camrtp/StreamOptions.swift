@@ -1,7 +1,7 @@
 import ArgumentParser
-import CameraRTP
+import PlainRTP
 import RTP
-import RTPSender
+import RTPSession
 import Transport
 
 /// How the stream goes on the wire; `send`, `sdp` and `loopback` share these so that the same
@@ -60,7 +60,7 @@ struct StreamOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Repair lost packets a receiver NACKs: resend (the stored packet again, which every receiver understands), rtx (RFC 4588, its own SSRC and payload type) or off.",
         valueName: "mode"))
-    var retransmit: RetransmitMode = .resend
+    var retransmit: Retransmission = .resend
 
     @Option(help: ArgumentHelp("RTP payload type of RTX with --retransmit rtx, 96...127.", valueName: "pt"))
     var rtxPayloadType: Int = 97
@@ -107,9 +107,10 @@ struct StreamOptions: ParsableArguments {
         return ssrc.lowercased().hasPrefix("0x") ? UInt32(ssrc.dropFirst(2), radix: 16) : UInt32(ssrc)
     }
 
-    /// The session plan for a stream to `destination`. Without `--srtp-key` a fresh key is drawn
-    /// from the CSPRNG unless `requireKey` (a printed SDP must match what `send` will use).
-    func makePlan(destination text: String, frameRate: Double?, requireKey: Bool = false) throws -> SessionPlan {
+    /// The session plan for a stream to `destination`, the sender tuned by `encoder`. Without
+    /// `--srtp-key` a fresh key is drawn from the CSPRNG unless `requireKey` (a printed SDP must
+    /// match what `send` will use).
+    func makePlan(destination text: String, frameRate: Double?, encoder: EncoderOptions, requireKey: Bool = false) throws -> SessionPlan {
         let destination = try Endpoint(parsing: text)
         let suite = SRTPSuite(sdpName: srtpSuite) ?? .aesCM128HMACSHA1_80
         var key: SRTPMasterKey?
@@ -132,21 +133,14 @@ struct StreamOptions: ParsableArguments {
             absoluteSendTime: absSendTime ? RTPHeaderExtensionURI.defaultAbsoluteSendTimeID : nil,
             videoOrientation: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
             transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil)
-        let retransmission: SessionPlan.Retransmission = switch retransmit {
-        case .off: .off
-        case .resend: .resend
-        case .rtx: .rtx(payloadType: UInt8(rtxPayloadType))
-        }
         let plan = SessionPlan(
             destination: destination, rtcpDestination: rtcp, localPort: UInt16(localPort ?? 0), payloadType: UInt8(payloadType),
-            mtu: mtu, fixedSSRC: parsedSSRC, srtpKey: key, extensions: extensions, retransmission: retransmission,
-            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp)
+            rtxPayloadType: UInt8(rtxPayloadType), fixedSSRC: parsedSSRC, srtpKey: key, extensions: extensions,
+            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit))
         try plan.validate()
         return plan
     }
 }
 
-/// `--retransmit`.
-enum RetransmitMode: String, ExpressibleByArgument, CaseIterable {
-    case resend, rtx, off
-}
+/// `--retransmit resend|rtx|off`.
+extension Retransmission: ExpressibleByArgument {}

@@ -2,6 +2,7 @@ import ArgumentParser
 import DTLS
 import Glibc
 import ICE
+import RTPSession
 import WebRTC
 
 /// How a WebRTC connection is set up, for `publish` and for every viewer of `serve`: STUN,
@@ -30,7 +31,7 @@ struct WebRTCOptions: ParsableArguments {
     @Option(help: ArgumentHelp(
         "Repair lost packets the peer NACKs: rtx (RFC 4588, when the peer accepts it, else resend), resend or off.",
         valueName: "mode"))
-    var retransmit: RetransmitMode = .rtx
+    var retransmit: Retransmission = .rtx
 
     @Flag(inversion: .prefixedNo, help: "Offer or accept transport-cc feedback and the transport-wide sequence number extension.")
     var transportCc = true
@@ -58,14 +59,8 @@ struct WebRTCOptions: ParsableArguments {
         let transport = WebRTCTransportOptions(
             stunServer: try stun.map { text throws(ICEError) in try STUNServerAddress(parsing: text) },
             localAddresses: localAddresses, certificate: try loadCertificate(), connectTimeoutNs: Int64(connectTimeout * 1e9))
-        let retransmission: WebRTCSenderConfiguration.Retransmission = switch retransmit {
-        case .off: .off
-        case .resend: .resend
-        case .rtx: .rtx
-        }
         return WebRTCSenderConfiguration(
-            transport: transport, mtu: mtu, retransmission: retransmission, transportCC: transportCc,
-            congestionControl: encoder.congestionControl, pacing: encoder.pacer)
+            transport: transport, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit), transportCC: transportCc)
     }
 
     private func loadCertificate() throws -> DTLSCertificate? {

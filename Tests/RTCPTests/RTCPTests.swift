@@ -1,6 +1,7 @@
 import TestSupport
 import Testing
 @testable import RTCP
+import MediaCore
 import RTP
 
 @Suite struct RTCPPacketTests {
@@ -137,7 +138,7 @@ import RTP
         let report = RTCPSenderReport(
             ssrc: 0x1122_3344, ntpTimestamp: NTPTimestamp(seconds: 0xE123_4567, fraction: 0x8000_0000),
             rtpTimestamp: 90_000, packetCount: 10, octetCount: 1_000)
-        let compound = RTCPCompoundPacket.senderReport(report, cname: "cam", bye: RTCPBye(ssrcs: [0x1122_3344]))
+        let compound = RTCPCompoundPacket.senderReports([report], cname: "cam", bye: true)
         let wire = bytes(
             "80 c8 0006 11223344 e1234567 80000000 00015f90 0000000a 000003e8"
                 + "81 ca 0003 11223344 01 03 63616d 00 0000"
@@ -156,6 +157,23 @@ import RTP
                 #expect(throws: WireFormatError.self) { try RTCPCompoundPacket(parsing: prefix) }
             }
         }
+    }
+
+    /// Two streams (simulcast encodings) report in one compound: two SRs, one SDES chunk each, one BYE for both.
+    @Test func twoSourcesShareOneCompound() throws {
+        let ntp = NTPTimestamp(seconds: 0xE123_4567, fraction: 0x8000_0000)
+        let reports = [
+            RTCPSenderReport(ssrc: 0x1122_3344, ntpTimestamp: ntp, rtpTimestamp: 90_000, packetCount: 10, octetCount: 1_000),
+            RTCPSenderReport(ssrc: 0x5566_7788, ntpTimestamp: ntp, rtpTimestamp: 180_000, packetCount: 3, octetCount: 300),
+        ]
+        let wire = bytes(
+            "80 c8 0006 11223344 e1234567 80000000 00015f90 0000000a 000003e8"
+                + "80 c8 0006 55667788 e1234567 80000000 0002bf20 00000003 0000012c"
+                + "82 ca 0006 11223344 01 03 63616d 00 0000 55667788 01 03 63616d 00 0000"
+                + "82 cb 0002 11223344 55667788")
+        let compound = RTCPCompoundPacket.senderReports(reports, cname: "cam", bye: true)
+        #expect(compound.serialized() == wire)
+        #expect(try RTCPCompoundPacket(parsing: wire) == compound)
     }
 
     @Test func unknownPacketTypesAreKept() throws {
@@ -200,8 +218,18 @@ import RTP
         #expect(NTPTimestamp(seconds: 0xE123_4567, fraction: 0x89AB_CDEF).middle32Bits == 0x4567_89AB)
     }
 
-    @Test func nowIsAfter2024() {
+    @Test func theSystemClockIsAfter2024() {
         // 2024-01-01 is 1704067200 s after the Unix epoch.
-        #expect(NTPTimestamp.now().seconds > UInt32(1_704_067_200 + NTPTimestamp.unixEpochOffsetSeconds))
+        let clock = NTPClock.system()
+        #expect(clock.timestamp(atMonotonicNs: 0).seconds > 0)
+        #expect(clock.timestamp(atMonotonicNs: MonotonicClock.nowNs()).seconds > UInt32(1_704_067_200 + NTPTimestamp.unixEpochOffsetSeconds))
+    }
+
+    /// One offset maps every monotonic instant: a second later on one clock is a second later on the other.
+    @Test func theClockMapsMonotonicToWallTime() {
+        let clock = NTPClock(monotonicNs: 5_000_000_000, unixTimeNs: 1_700_000_000_000_000_000)
+        #expect(clock.timestamp(atMonotonicNs: 5_000_000_000).unixTimeNs == 1_700_000_000_000_000_000)
+        #expect(clock.timestamp(atMonotonicNs: 6_500_000_000).unixTimeNs == 1_700_000_001_500_000_000)
+        #expect(clock.timestamp(atMonotonicNs: 6_500_000_000).seconds == UInt32(1_700_000_001 + NTPTimestamp.unixEpochOffsetSeconds))
     }
 }

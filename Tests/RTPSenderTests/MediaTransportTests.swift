@@ -3,6 +3,7 @@ import MediaCore
 import RTCP
 import RTP
 import RTPSender
+import RTPSession
 import Synchronization
 import TestSupport
 import Testing
@@ -51,10 +52,10 @@ final class MemoryTransport: MediaTransport, @unchecked Sendable {
     static func sender(
         _ transport: MemoryTransport, srtpKey: SRTPMasterKey? = nil, feedbackSRTPKey: SRTPMasterKey? = nil
     ) throws -> (RTPVideoSender, RecordingPipeline) {
+        let media = RTPSessionParameters(ssrc: 77, initialSequenceNumber: 10, timestampOffset: 0, initialPictureID: 0)
         let configuration = RTPSenderConfiguration(
-            route: .transport(transport), mtu: 500,
-            session: RTPSessionParameters(ssrc: 77, initialSequenceNumber: 10, timestampOffset: 0, initialPictureID: 0),
-            srtpKey: srtpKey, feedbackSRTPKey: feedbackSRTPKey)
+            route: .transport(transport), srtpKey: srtpKey, feedbackSRTPKey: feedbackSRTPKey,
+            session: SendSessionConfiguration(tuning: SenderTuning(mtu: 500), encodings: [EncodingStreams(media: media)]))
         let sender = try RTPVideoSender(configuration: configuration)
         let pipeline = RecordingPipeline()
         sender.attach(encoder: pipeline, reporter: pipeline.reporter)

@@ -4,6 +4,7 @@ import Pacing
 import RTCP
 import RTP
 import RTPSender
+import RTPSession
 import Synchronization
 import TestSupport
 import Testing
@@ -71,9 +72,10 @@ struct PlayedReceiver {
     init(_ configure: (inout RTPSenderConfiguration) -> Void = { _ in }) throws {
         rtp = try LoopbackSocket(ipv6: false)
         rtcp = try LoopbackSocket(ipv6: false)
+        let media = RTPSessionParameters(ssrc: 0xCAFE_F00D, initialSequenceNumber: 100, timestampOffset: 0, initialPictureID: 5)
         var configuration = RTPSenderConfiguration(
             route: .udp(destination: rtp.endpoint, rtcpDestination: rtcp.endpoint, localPort: 0),
-            session: RTPSessionParameters(ssrc: 0xCAFE_F00D, initialSequenceNumber: 100, timestampOffset: 0, initialPictureID: 5))
+            session: SendSessionConfiguration(encodings: [EncodingStreams(media: media)]))
         configure(&configuration)
         sender = try RTPVideoSender(configuration: configuration)
         sender.attach(encoder: pipeline, reporter: pipeline.reporter)
@@ -110,8 +112,8 @@ struct PlayedReceiver {
 @Suite(.serialized) struct RTPVideoSenderWireTests {
     @Test func packetsCarryTheFramesExactlyAndReportsCountThem() throws {
         let receiver = try PlayedReceiver {
-            $0.mtu = 1000
-            $0.extensions = HeaderExtensionIDs(videoOrientation: 13, transportWideSequenceNumber: 3)
+            $0.session.tuning.mtu = 1000
+            $0.session.extensions = HeaderExtensionIDs(videoOrientation: 13, transportWideSequenceNumber: 3)
         }
         let frames = testFrames([3000, 700, 12_345], rotation: .deg90)
         for frame in frames { try receiver.sender.consume(frame) }
@@ -170,7 +172,7 @@ struct PlayedReceiver {
 
     /// RFC 4585 §6.2.1: the NACKed packet comes again, unchanged on the media SSRC.
     @Test func aNACKedPacketIsResent() throws {
-        let receiver = try PlayedReceiver { $0.mtu = 500 }
+        let receiver = try PlayedReceiver { $0.session.tuning.mtu = 500 }
         try receiver.sender.consume(testFrames([2000])[0])
         let original = receiver.receiveFrames(1)
         #expect(original.count == 5)
@@ -189,8 +191,10 @@ struct PlayedReceiver {
     /// number first, its own sequence numbers one by one.
     @Test func withRTXTheRepairIsAnRTXPacket() throws {
         let receiver = try PlayedReceiver {
-            $0.mtu = 500
-            $0.retransmission = .rtx(payloadType: 97, ssrc: 0xBEEF)
+            $0.session.tuning.mtu = 500
+            $0.session.tuning.retransmission = .rtx
+            $0.session.rtxPayloadType = 97
+            $0.session.encodings[0].rtxSSRC = 0xBEEF
         }
         try receiver.sender.consume(testFrames([2000])[0])
         let original = receiver.receiveFrames(1)
@@ -250,9 +254,9 @@ struct PlayedReceiver {
     /// window. It goes even with retransmission off, where no other copy ever does.
     @Test func aKeepAliveBringsTheFeedbackThatResumesAPausedEncoder() throws {
         let receiver = try PlayedReceiver {
-            $0.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
-            $0.retransmission = .off
-            $0.congestionControl = CongestionControllerConfiguration(startBitrateBps: 300_000, isProbingEnabled: false)
+            $0.session.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
+            $0.session.tuning.retransmission = .off
+            $0.session.tuning.congestionControl = CongestionControllerConfiguration(startBitrateBps: 300_000, isProbingEnabled: false)
         }
         func transportNumber(_ packet: [UInt8]) throws -> UInt16 {
             let element = try #require(try RTPHeader(parsing: packet).extensionElements.first { $0.id == 3 })
@@ -286,11 +290,11 @@ struct PlayedReceiver {
     /// the path with the first feedback, instead of after a second of overuse.
     @Test func theStartUpProbesUseTheFirstKeyframe() throws {
         let receiver = try PlayedReceiver {
-            $0.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
-            $0.congestionControl = CongestionControllerConfiguration(startBitrateBps: 2_500_000, maxBitrateBps: 2_500_000)
+            $0.session.extensions = HeaderExtensionIDs(transportWideSequenceNumber: 3)
+            $0.session.tuning.congestionControl = CongestionControllerConfiguration(startBitrateBps: 2_500_000, maxBitrateBps: 2_500_000)
             // What is tested is which packets carry the probes, not the send thread's punctuality:
             // a busy machine may wake it more than the default 10 ms late and drop the cluster.
-            $0.pacing = PacerConfiguration(probeMaxDelayNs: 10_000_000_000)
+            $0.session.tuning.pacing = PacerConfiguration(probeMaxDelayNs: 10_000_000_000)
         }
         try receiver.sender.consume(testFrames([24_000])[0])
         let keyframe = receiver.receiveFrames(1)

@@ -3,6 +3,8 @@ import Capture
 import FakeV4L2
 import Foundation
 import MediaCore
+import PlainRTP
+import RTPSession
 import StreamControl
 import TestSupport
 import RTPSender

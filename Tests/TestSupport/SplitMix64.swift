@@ -1,17 +1,4 @@
-/// A deterministic generator (SplitMix64), so that "random" values in tests can be pinned by a
-/// seed and a failure replayed.
-public struct SplitMix64: RandomNumberGenerator {
-    public var state: UInt64
+import MediaCore
 
-    public init(state: UInt64) {
-        self.state = state
-    }
-
-    public mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
+/// Tests pin their "random" values with the library's seeded generator.
+public typealias SplitMix64 = MediaCore.SplitMix64

@@ -1,5 +1,6 @@
 import RTP
 import RTPSender
+import RTPSession
 import SDP
 import Testing
 import Transport
@@ -34,7 +35,7 @@ struct SenderNegotiationTests {
         #expect(local.extensions.map(\.uri) == [RTPHeaderExtensionURI.absoluteSendTime, RTPHeaderExtensionURI.transportWideSequenceNumber])
 
         let plain = SenderNegotiation(
-            configuration: WebRTCSenderConfiguration(retransmission: .off, transportCC: false, absoluteSendTime: false))
+            configuration: WebRTCSenderConfiguration(tuning: SenderTuning(retransmission: .off), transportCC: false, absoluteSendTime: false))
         #expect(plain.localVideoSender.rtxSSRC == nil)
         #expect(plain.localVideoSender.feedback == [.pli, .fir, .remb])
         #expect(plain.localVideoSender.extensions.isEmpty)
@@ -48,10 +49,11 @@ struct SenderNegotiationTests {
             feedback: [.nack, .pli, .transportCC],
             extensions: [HeaderExtensionMapping(id: 5, uri: RTPHeaderExtensionURI.transportWideSequenceNumber)])
         let configuration = negotiation.senderConfiguration(for: video, outboundKey: outbound, inboundKey: inbound, transport: NoTransport())
-        #expect(configuration.payloadType == 100)
-        #expect(configuration.session.ssrc == 7)
-        #expect(configuration.retransmission == .rtx(payloadType: 101, ssrc: 8))
-        #expect(configuration.extensions == HeaderExtensionIDs(transportWideSequenceNumber: 5))
+        #expect(configuration.session.payloadType == 100)
+        #expect(configuration.session.encodings.map(\.media.ssrc) == [7])
+        #expect(configuration.session.tuning.retransmission == .rtx)
+        #expect(configuration.session.rtxPayloadType == 101 && configuration.session.encodings.map(\.rtxSSRC) == [8])
+        #expect(configuration.session.extensions == HeaderExtensionIDs(transportWideSequenceNumber: 5))
         #expect(configuration.srtpKey == outbound)
         #expect(configuration.feedbackSRTPKey == inbound)
         try configuration.validate()
@@ -60,16 +62,16 @@ struct SenderNegotiationTests {
     @Test func retransmissionFollowsWhatThePeerAccepted() {
         let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(), rtxSSRC: 9)
         let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
-        func mode(_ video: NegotiatedVideo) -> RetransmissionMode {
-            negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: NoTransport()).retransmission
+        func mode(_ video: NegotiatedVideo) -> Retransmission {
+            negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: NoTransport()).session.tuning.retransmission
         }
         #expect(mode(Self.negotiated(rtx: nil, feedback: [.nack, .pli], extensions: [])) == .resend)
         #expect(mode(Self.negotiated(rtx: 101, feedback: [.pli], extensions: [])) == .off)
-        let off = SenderNegotiation(configuration: WebRTCSenderConfiguration(retransmission: .off), rtxSSRC: 9)
+        let off = SenderNegotiation(configuration: WebRTCSenderConfiguration(tuning: SenderTuning(retransmission: .off)), rtxSSRC: 9)
         #expect(
             off.senderConfiguration(
                 for: Self.negotiated(feedback: [.nack], extensions: []), outboundKey: key, inboundKey: key, transport: NoTransport()
-            ).retransmission == .off)
+            ).session.tuning.retransmission == .off)
     }
 
     @Test func theRTXSSRCNeverEqualsTheMediaSSRC() {

@@ -1,6 +1,7 @@
 import Capture
 import MediaCore
 import RTP
+import RTPSession
 import Synchronization
 import TestSupport
 import Testing
@@ -42,11 +43,11 @@ struct WebRTCLoopbackTests {
         }
     }
 
-    @Test(.timeLimit(.minutes(2)), arguments: [WebRTCSenderConfiguration.Retransmission.rtx, .resend])
-    func offerAnswerConnectAndDecode(_ retransmission: WebRTCSenderConfiguration.Retransmission) async throws {
+    @Test(.timeLimit(.minutes(2)), arguments: [Retransmission.rtx, .resend])
+    func offerAnswerConnectAndDecode(_ retransmission: Retransmission) async throws {
         let frames = try Frames()
         var configuration = WebRTCSenderConfiguration(transport: Self.options)
-        configuration.retransmission = retransmission
+        configuration.tuning.retransmission = retransmission
         let sender = try await WebRTCVideoSender.offering(configuration: configuration)
         #expect(sender.localDescription.contains("a=setup:actpass"))
         #expect(sender.localDescription.contains("a=fingerprint:sha-256 "))

@@ -1,10 +1,20 @@
 import Foundation
 import MediaCore
 import RTP
+import RTPSender
+import RTPSession
+import Synchronization
 import Transport
 
-/// Packetizes pre-encoded frames over and over, optionally protecting and sending them, and
-/// reports throughput and heap allocations per packet for each stage combination.
+/// Sends pre-encoded frames over and over through the real send path and reports throughput,
+/// CPU and heap allocations per packet, stage by stage:
+///
+/// - `session`: a `SendSession` on this thread: packetize into the store, pace (off), write the
+///   stamped copies, account for them after they left: everything the sender decides.
+/// - `session + send`, `session + SRTP + send`: the same, handed to a UDP socket with
+///   `sendmmsg`, then SRTP-protected (AES_CM_128_HMAC_SHA1_80) first.
+/// - `RTPVideoSender`: the whole sender as the pipeline uses it, its thread, event loop, SRTP and
+///   socket included; frames go in through `consume` and CPU is the process's.
 ///
 /// Packets go to a UDP socket bound on 127.0.0.1 that nobody reads: the sender pays the whole
 /// loopback delivery (copy into the receiver's queue), and once that queue is full the kernel
@@ -18,15 +28,16 @@ struct SendPathBenchmark {
         var seconds: Double
         var packetsPerSecond: Double
         var gigabitsPerSecond: Double
+        var cpuNsPerPacket: Double
         var mallocsPerPacket: Double
         var mallocBytesPerPacket: Double
-        var sendFailures: UInt64
     }
 
     enum Stage: String, CaseIterable {
-        case packetize = "packetize"
-        case packetizeSend = "packetize + send"
-        case packetizeSRTPSend = "packetize + SRTP + send"
+        case session = "session"
+        case sessionSend = "session + send"
+        case sessionSRTPSend = "session + SRTP + send"
+        case sender = "RTPVideoSender"
     }
 
     static let minimumSeconds = 1.0
@@ -35,79 +46,187 @@ struct SendPathBenchmark {
 
     static func run(frames: [EncodedFrame], passes: Int) throws -> SendPathBenchmark {
         let sink = try SinkSocket()
-        let rows = try Stage.allCases.map { stage throws in
-            try measure(stage, frames: frames, passes: passes, port: sink.port)
+        var rows = try [Stage.session, .sessionSend, .sessionSRTPSend].map { stage throws in
+            try measureSession(stage, frames: frames, passes: passes, port: sink.port)
         }
+        rows.append(try measureSender(frames: frames, passes: passes, port: sink.port))
         return SendPathBenchmark(rows: rows)
     }
 
-    private static func measure(_ stage: Stage, frames: [EncodedFrame], passes: Int, port: UInt16) throws -> Row {
-        let srtp = try SRTPSession(key: SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80), direction: .outbound)
-        let configuration = VP8Payloader.Configuration(
-            srtpOverhead: stage == .packetizeSRTPSend ? VP8Payloader.Configuration.srtpAESCM128HMACSHA1_80Overhead : 0)
-        var payloader = try VP8Payloader(configuration: configuration, session: .random())
-        let batch = payloader.makeBatch(tailroom: SRTPSession.maximumTrailerLength)
+    /// The session's configuration: one encoding, transport-wide numbers and abs-send-time on
+    /// every packet, RTX, no pacing and no probes, so that every frame leaves at once.
+    static func sessionConfiguration() -> SendSessionConfiguration {
+        let tuning = SenderTuning(
+            retransmission: .rtx,
+            congestionControl: CongestionControllerConfiguration(
+                startBitrateBps: 1_500_000, maxBitrateBps: 1_500_000, isProbingEnabled: false),
+            pacing: PacerConfiguration(isPacingEnabled: false))
+        return SendSessionConfiguration(
+            tuning: tuning, encodings: [EncodingStreams(media: .random(), rtxSSRC: 0x5EED)], rtxPayloadType: 97,
+            extensions: HeaderExtensionIDs(absoluteSendTime: 2, transportWideSequenceNumber: 3))
+    }
+
+    private static func measureSession(_ stage: Stage, frames: [EncodedFrame], passes: Int, port: UInt16) throws -> Row {
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let srtp = try SRTPSession(key: key, direction: .outbound)
+        let protects = stage == .sessionSRTPSend
+        let session = try SendSession(
+            configuration: sessionConfiguration(), protectionOverhead: protects ? key.suite.rtpAuthenticationTagLength : 0,
+            ntpClock: .system())
+        let batch = RTPPacketBatch(slotCapacity: 1_200, tailroom: SRTPSession.maximumTrailerLength, initialSlotCount: 64)
         let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:\(port)"))
 
         var packets = 0
         var wireBytes = 0
         func pass() throws {
             for frame in frames {
-                try payloader.packetize(frame, into: batch)
-                if stage == .packetizeSRTPSend { try srtp.protectRTP(in: batch) }
-                if stage != .packetize { transport.send(batch) }
-                packets &+= batch.count
-                for index in 0..<batch.count { wireBytes &+= batch.length(at: index) }
+                let nowNs = MonotonicClock.nowNs()
+                session.send(frame, nowNs: nowNs)
+                session.tick(nowNs: nowNs)
+                while session.writeDuePackets(into: batch, nowNs: nowNs) > 0 {
+                    if protects {
+                        for index in 0..<batch.count {
+                            batch.setLength(try srtp.protectRTP(batch.slot(at: index), length: batch.length(at: index)), at: index)
+                        }
+                    }
+                    if stage != .session { _ = transport.send(batch) }
+                    packets &+= batch.count
+                    for index in 0..<batch.count { wireBytes &+= batch.length(at: index) }
+                    session.packetsLeft(batch, atNs: nowNs)
+                }
+                session.drainOutputs { _ in }
             }
         }
+        return try measure(stage, passes: passes, packets: { packets }, wireBytes: { wireBytes }) { () throws in
+            packets = 0
+            wireBytes = 0
+            try pass()
+        }
+    }
 
-        // The first pass grows the batch and the socket's message vectors to their largest frame.
+    /// The whole sender: frames through `consume`, a pass done when its last frame was delivered.
+    private static func measureSender(frames: [EncodedFrame], passes: Int, port: UInt16) throws -> Row {
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let configuration = RTPSenderConfiguration(
+            route: .udp(destination: try Endpoint(parsing: "127.0.0.1:\(port)"), rtcpDestination: nil, localPort: 0),
+            srtpKey: key, session: sessionConfiguration())
+        let sender = try RTPVideoSender(configuration: configuration)
+        let delivered = DeliveryCount()
+        sender.attach(encoder: IgnoredEncoder(), reporter: SinkReporter { event in
+            if case .frameDelivered(_, let packets, let bytes, _) = event { delivered.add(packets: packets, bytes: bytes) }
+        })
+        var sentFrames = 0
+        func pass() throws {
+            for frame in frames { try sender.consume(frame) }
+            sentFrames += frames.count
+            delivered.wait(forFrames: sentFrames)
+        }
+        let row = try measure(.sender, passes: passes, packets: { delivered.packets }, wireBytes: { delivered.bytes }) { () throws in
+            delivered.resetPackets()
+            try pass()
+        }
+        try sender.finish()
+        return row
+    }
+
+    /// A warm-up pass (it sizes the store, the batch and the socket's message vectors), one pass
+    /// counting allocations, then at least `passes` passes and a second of work, timed.
+    private static func measure(
+        _ stage: Stage, passes: Int, packets: () -> Int, wireBytes: () -> Int, pass: () throws -> Void
+    ) throws -> Row {
         try pass()
-        packets = 0
-        wireBytes = 0
         let allocations = try AllocationCounter.measure { () throws in try pass() }
-        let countedPackets = packets
-
-        // At least `passes` passes and a second of work, so the fast stages are timed over
-        // more than a few milliseconds.
-        packets = 0
-        wireBytes = 0
+        let countedPackets = packets()
+        var totalPackets = 0
+        var totalBytes = 0
         let start = now()
+        let startCPU = processCPUSeconds()
         var completed = 0
         var seconds = 0.0
         while completed < passes || seconds < minimumSeconds {
             try pass()
+            totalPackets += packets()
+            totalBytes += wireBytes()
             completed += 1
             seconds = now() - start
         }
-
-        let failures = transport.statistics.packetsDropped
+        let cpuSeconds = processCPUSeconds() - startCPU
         return Row(
-            stage: stage.rawValue, packets: packets, wireBytes: wireBytes, passes: completed, seconds: seconds,
-            packetsPerSecond: Double(packets) / seconds,
-            gigabitsPerSecond: Double(wireBytes) * 8 / seconds / 1e9,
+            stage: stage.rawValue, packets: totalPackets, wireBytes: totalBytes, passes: completed, seconds: seconds,
+            packetsPerSecond: Double(totalPackets) / seconds, gigabitsPerSecond: Double(totalBytes) * 8 / seconds / 1e9,
+            cpuNsPerPacket: cpuSeconds * 1e9 / Double(totalPackets),
             mallocsPerPacket: Double(allocations.mallocs) / Double(countedPackets),
-            mallocBytesPerPacket: Double(allocations.bytes) / Double(countedPackets),
-            sendFailures: stage == .packetize ? 0 : failures)
+            mallocBytesPerPacket: Double(allocations.bytes) / Double(countedPackets))
     }
 
     func table() -> String {
         var lines = [
             "Send path: the encoded frames above, packetized (mtu 1200) and sent to 127.0.0.1 with sendmmsg",
             pad("stage", 26) + pad("packets", 10, right: true) + pad("Mpkt/s", 9, right: true)
-                + pad("Gbit/s", 9, right: true) + pad("mallocs/pkt", 13, right: true)
-                + pad("bytes/pkt", 11, right: true) + pad("send fails", 12, right: true),
+                + pad("Gbit/s", 9, right: true) + pad("CPU ns/pkt", 12, right: true)
+                + pad("mallocs/pkt", 13, right: true) + pad("bytes/pkt", 11, right: true),
         ]
         for row in rows {
             lines.append(pad(row.stage, 26) + pad("\(row.packets)", 10, right: true)
                 + pad(format(row.packetsPerSecond / 1e6, 3), 9, right: true)
                 + pad(format(row.gigabitsPerSecond, 2), 9, right: true)
+                + pad(format(row.cpuNsPerPacket, 0), 12, right: true)
                 + pad(format(row.mallocsPerPacket, 2), 13, right: true)
-                + pad(format(row.mallocBytesPerPacket, 0), 11, right: true)
-                + pad("\(row.sendFailures)", 12, right: true))
+                + pad(format(row.mallocBytesPerPacket, 0), 11, right: true))
         }
         return lines.joined(separator: "\n")
     }
+}
+
+/// Frames and packets the sender reported delivered, for the caller to wait on.
+final class DeliveryCount: Sendable {
+    private struct Counts {
+        var frames = 0
+        var packets = 0
+        var bytes = 0
+    }
+
+    private let counts = Mutex(Counts())
+    private let changed = ThreadCondition()
+
+    func add(packets: Int, bytes: Int) {
+        counts.withLock {
+            $0.frames += 1
+            $0.packets += packets
+            $0.bytes += bytes
+        }
+        changed.withLock { changed.broadcast() }
+    }
+
+    func wait(forFrames frames: Int) {
+        changed.withLock {
+            while counts.withLock({ $0.frames }) < frames { _ = changed.wait(untilNs: MonotonicClock.nowNs() + 1_000_000_000) }
+        }
+    }
+
+    func resetPackets() {
+        counts.withLock {
+            $0.packets = 0
+            $0.bytes = 0
+        }
+    }
+
+    var packets: Int { counts.withLock { $0.packets } }
+    var bytes: Int { counts.withLock { $0.bytes } }
+}
+
+/// The sender steers no encoder here.
+final class IgnoredEncoder: EncoderControl {
+    func requestKeyframe() {}
+    func setTargetBitrate(kbps: Int) {}
+    func setNetworkCongested(_ congested: Bool) {}
+}
+
+/// User and system CPU of the whole process, in seconds.
+func processCPUSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
 func pad(_ text: String, _ width: Int, right: Bool = false) -> String {

@@ -1,0 +1,60 @@
+import MediaCore
+import RTP
+
+/// Turns encoded frames into RTP packets in the packet store: the stream writes each header
+/// (sequence number, timestamp, marker, extensions), the VP8 payloader the descriptor and data
+/// after it. Every packet fits the MTU with room left for the SRTP tag and, with RTX, the
+/// original sequence number a retransmission adds.
+struct FramePacketizer {
+    let encodingIndex: Int
+    private(set) var stream: RTPStream
+    private var payloader: VP8Payloader
+    private var lastRotation: VideoRotation?
+    /// Room for header and payload in every packet.
+    private let packetCapacity: Int
+
+    /// For encoding `encodingIndex` of a validated configuration.
+    init(encodingIndex: Int, configuration: SendSessionConfiguration, protectionOverhead: Int) throws(SendSessionError) {
+        self.encodingIndex = encodingIndex
+        let parameters = configuration.encodings[encodingIndex].media
+        stream = try RTPStream(parameters: parameters, payloadType: configuration.payloadType, extensions: configuration.extensions)
+        payloader = VP8Payloader(initialPictureID: parameters.initialPictureID)
+        packetCapacity = configuration.tuning.mtu - protectionOverhead - configuration.retransmissionOverhead
+    }
+
+    /// The packets `frame` will take.
+    mutating func plan(_ frame: EncodedFrame) throws(VP8PayloaderError) -> (split: VP8FrameSplit, orientation: VideoRotation?) {
+        let orientation = stream.sendsOrientation(frame.rotation, previous: lastRotation, isKeyframe: frame.isKeyframe)
+            ? frame.rotation : nil
+        lastRotation = frame.rotation
+        let split = try payloader.split(
+            frameSize: frame.data.count, isDroppable: frame.isDroppable, payloadCapacity: packetCapacity - stream.headerSize,
+            lastPacketReduction: orientation == nil ? 0 : stream.orientationCost)
+        return (split, orientation)
+    }
+
+    /// Writes the planned packets of `frame` into slots of `store` (which must hold them all) and
+    /// hands each slot to `packetWritten`, in order.
+    mutating func write(
+        _ frame: EncodedFrame, split: VP8FrameSplit, orientation: VideoRotation?, into store: PacketStore,
+        packetWritten: (Int) -> Void
+    ) {
+        frame.data.withUnsafeBytes { data in
+            for index in 0..<split.packetCount {
+                guard let slot = store.allocate() else { preconditionFailure("the store was checked for room first") }
+                let isLast = index == split.packetCount - 1
+                let buffer = store.buffer(slot)
+                let header = stream.writeHeader(
+                    timestampNs: frame.timestampNs, marker: isLast, orientation: isLast ? orientation : nil, into: buffer)
+                let payloadLength = split.writePayload(
+                    ofPacket: index, frame: data, into: UnsafeMutableRawBufferPointer(rebasing: buffer[header.length...]))
+                store[slot] = PacketStore.Entry(
+                    encodingIndex: encodingIndex, sequenceNumber: header.sequenceNumber, captureTimeNs: frame.timestampNs,
+                    length: header.length + payloadLength, headerLength: header.length, isKeyframe: frame.isKeyframe,
+                    endsFrame: isLast, absoluteSendTimeOffset: header.absoluteSendTimeOffset,
+                    transportSequenceNumberOffset: header.transportSequenceNumberOffset)
+                packetWritten(slot)
+            }
+        }
+    }
+}

@@ -1,0 +1,99 @@
+import MediaCore
+import RTP
+
+/// One outgoing RTP stream (RFC 3550 §5.1): it owns the SSRC, the sequence numbers, the RTP clock
+/// and the header-extension map, and writes the header of every packet. The payloader only
+/// fills in what follows the header.
+///
+/// The extensions stamped at send time (abs-send-time, transport-wide sequence number) are
+/// written as zeros; the header reports where their data sits so that the send loop can patch
+/// them as each packet leaves. Writing a header allocates nothing: the extension elements are
+/// built once and the header value is reused.
+struct RTPStream {
+    /// Where a written header put the values patched at send time, and how long it is.
+    struct WrittenHeader {
+        var length: Int
+        var sequenceNumber: UInt16
+        var absoluteSendTimeOffset: Int?
+        var transportSequenceNumberOffset: Int?
+    }
+
+    let ssrc: UInt32
+    let clock: RTPClock
+    private(set) var nextSequenceNumber: UInt16
+    /// Bytes of a header without the orientation element.
+    let headerSize: Int
+    /// Bytes the orientation element adds to a header that carries it.
+    let orientationCost: Int
+
+    private var header: RTPHeader
+    private let extensions: HeaderExtensionIDs
+    private let absoluteSendTimeElement: RTPHeaderExtensionElement?
+    private let transportSequenceNumberElement: RTPHeaderExtensionElement?
+    /// CVO elements indexed by rotation / 90°; empty when CVO is off.
+    private let orientationElements: [RTPHeaderExtensionElement]
+
+    init(parameters: RTPSessionParameters, payloadType: UInt8, extensions: HeaderExtensionIDs) throws(SendSessionError) {
+        let ids = extensions.all
+        for id in ids where !RTPHeaderExtensionElement.validIDs.contains(id) { throw .invalidExtensionID(id) }
+        if let duplicate = ids.first(where: { id in ids.filter { $0 == id }.count > 1 }) { throw .duplicateExtensionID(duplicate) }
+        do throws(WireFormatError) {
+            absoluteSendTimeElement = try extensions.absoluteSendTime.map { id throws(WireFormatError) in
+                try AbsoluteSendTime(value: 0).element(id: id)
+            }
+            transportSequenceNumberElement = try extensions.transportWideSequenceNumber.map { id throws(WireFormatError) in
+                try TransportWideSequenceNumber(value: 0).element(id: id)
+            }
+            orientationElements = try extensions.videoOrientation.map { id throws(WireFormatError) in
+                try VideoRotation.allCases.map { rotation throws(WireFormatError) in
+                    try VideoOrientation(rotation: rotation).element(id: id)
+                }
+            } ?? []
+        } catch {
+            preconditionFailure("extension IDs were validated above: \(error)")
+        }
+        ssrc = parameters.ssrc
+        self.extensions = extensions
+        clock = RTPClock(offset: parameters.timestampOffset)
+        nextSequenceNumber = parameters.initialSequenceNumber
+        header = RTPHeader(payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: parameters.ssrc)
+        header.extensionElements.reserveCapacity(3)
+        if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
+        if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
+        headerSize = header.serializedSize
+        if let orientation = orientationElements.first { header.extensionElements.append(orientation) }
+        orientationCost = header.serializedSize - headerSize
+    }
+
+    /// Writes the header of the next packet at the start of `buffer` and takes its sequence number.
+    mutating func writeHeader(
+        timestampNs: Int64, marker: Bool, orientation: VideoRotation?, into buffer: UnsafeMutableRawBufferPointer
+    ) -> WrittenHeader {
+        header.sequenceNumber = nextSequenceNumber
+        header.timestamp = clock.rtpTimestamp(forNs: timestampNs)
+        header.marker = marker
+        header.extensionElements.removeAll(keepingCapacity: true)
+        if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
+        if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
+        if let orientation, !orientationElements.isEmpty {
+            header.extensionElements.append(orientationElements[orientation.degrees / 90])
+        }
+        let length: Int
+        do throws(WireFormatError) {
+            length = try header.serialize(into: buffer)
+        } catch {
+            preconditionFailure("the store's slots hold a whole packet, header included: \(error)")
+        }
+        nextSequenceNumber &+= 1
+        return WrittenHeader(
+            length: length, sequenceNumber: header.sequenceNumber,
+            absoluteSendTimeOffset: extensions.absoluteSendTime.flatMap { header.byteOffset(ofExtensionData: $0) },
+            transportSequenceNumberOffset: extensions.transportWideSequenceNumber.flatMap { header.byteOffset(ofExtensionData: $0) })
+    }
+
+    /// Whether a frame's last packet carries the orientation: on keyframes, when it changed, and
+    /// whenever it is not 0° (libwebrtc's rule), and only with CVO negotiated.
+    func sendsOrientation(_ rotation: VideoRotation, previous: VideoRotation?, isKeyframe: Bool) -> Bool {
+        !orientationElements.isEmpty && (isKeyframe || rotation != previous || rotation != .deg0)
+    }
+}

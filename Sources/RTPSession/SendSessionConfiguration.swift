@@ -1,0 +1,116 @@
+import RTP
+
+/// The RFC 8285 one-byte IDs the streams write, by extension; nil leaves one out.
+public struct HeaderExtensionIDs: Sendable, Hashable {
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time`, stamped as packets leave.
+    public var absoluteSendTime: UInt8?
+    /// `urn:3gpp:video-orientation` (CVO), on the last packet of a frame when needed.
+    public var videoOrientation: UInt8?
+    /// The transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01),
+    /// stamped on every packet as it leaves.
+    public var transportWideSequenceNumber: UInt8?
+
+    public init(absoluteSendTime: UInt8? = nil, videoOrientation: UInt8? = nil, transportWideSequenceNumber: UInt8? = nil) {
+        self.absoluteSendTime = absoluteSendTime
+        self.videoOrientation = videoOrientation
+        self.transportWideSequenceNumber = transportWideSequenceNumber
+    }
+
+    /// The IDs in use, for validation.
+    var all: [UInt8] { [absoluteSendTime, videoOrientation, transportWideSequenceNumber].compactMap { $0 } }
+}
+
+/// One encoding's RTP streams (RFC 7656 §3.7: the source stream and its redundancy stream): the
+/// media stream's SSRC and starting points, and the SSRC of its RTX stream when repairs go as RTX.
+public struct EncodingStreams: Sendable, Equatable {
+    public var media: RTPSessionParameters
+    public var rtxSSRC: UInt32?
+
+    public init(media: RTPSessionParameters, rtxSSRC: UInt32? = nil) {
+        self.media = media
+        self.rtxSSRC = rtxSSRC
+    }
+}
+
+/// Everything a `SendSession` is built from: how it behaves (`tuning`), and what the two ends
+/// agreed on for the wire: the encodings' streams, payload types and header extensions.
+public struct SendSessionConfiguration: Sendable {
+    public var tuning: SenderTuning
+    /// The encodings, one per simulcast layer, each with its own streams; one without simulcast.
+    /// A frame's `encodingIndex` picks its entry.
+    public var encodings: [EncodingStreams]
+    public var payloadType: UInt8
+    /// RTX's payload type (RFC 4588 §8.6, `apt` to `payloadType`); needed when
+    /// `tuning.retransmission` is `rtx`, as is every encoding's `rtxSSRC`.
+    public var rtxPayloadType: UInt8?
+    public var extensions: HeaderExtensionIDs
+
+    public init(
+        tuning: SenderTuning = SenderTuning(), encodings: [EncodingStreams] = [EncodingStreams(media: .random())],
+        payloadType: UInt8 = 96, rtxPayloadType: UInt8? = nil, extensions: HeaderExtensionIDs = HeaderExtensionIDs()
+    ) {
+        self.tuning = tuning
+        self.encodings = encodings
+        self.payloadType = payloadType
+        self.rtxPayloadType = rtxPayloadType
+        self.extensions = extensions
+    }
+
+    /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
+    /// extension IDs, and an MTU that must carry a header with every extension, the VP8
+    /// descriptor, a byte of payload, `protectionOverhead` (the SRTP tag) and the RTX prefix.
+    public func validate(protectionOverhead: Int) throws(SendSessionError) {
+        guard !encodings.isEmpty else { throw .noEncodings }
+        let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
+        if let duplicate = ssrcs.first(where: { ssrc in ssrcs.filter { $0 == ssrc }.count > 1 }) {
+            throw .duplicateSSRC(duplicate)
+        }
+        if tuning.retransmission == .rtx {
+            guard let rtxPayloadType, rtxPayloadType != payloadType else { throw .retransmissionWithoutRTXPayloadType }
+            guard encodings.allSatisfy({ $0.rtxSSRC != nil }) else { throw .retransmissionWithoutRTXSSRC }
+        }
+        let stream = try RTPStream(parameters: encodings[0].media, payloadType: payloadType, extensions: extensions)
+        let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.descriptorSize + 1 + protectionOverhead
+            + retransmissionOverhead
+        guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
+    }
+
+    /// Whether repairs (and padding, probes, keep-alives) go as RTX rather than on the media SSRC.
+    var usesRTX: Bool { tuning.retransmission == .rtx }
+
+    /// Bytes an RTX packet adds to the original it carries (its original sequence number).
+    var retransmissionOverhead: Int { usesRTX ? RTXPacket.originalSequenceNumberSize : 0 }
+}
+
+/// Why a send session cannot be built as configured.
+public enum SendSessionError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidExtensionID(UInt8)
+    /// Two header extensions were given the same ID.
+    case duplicateExtensionID(UInt8)
+    /// The MTU leaves no room for one byte of payload after the headers and the SRTP tag.
+    case mtuTooSmall(mtu: Int, minimum: Int)
+    case noEncodings
+    /// Two streams were given the same SSRC (RFC 3550 §8: one SSRC per source).
+    case duplicateSSRC(UInt32)
+    case retransmissionWithoutRTXPayloadType
+    case retransmissionWithoutRTXSSRC
+
+    public var description: String {
+        switch self {
+        case .invalidExtensionID(let id):
+            "RTP header extension ID \(id) is outside 1...14"
+        case .duplicateExtensionID(let id):
+            "RTP header extension ID \(id) is used twice"
+        case .mtuTooSmall(let mtu, let minimum):
+            "MTU \(mtu) is too small: these RTP headers need at least \(minimum) bytes"
+        case .noEncodings:
+            "a send session needs at least one encoding"
+        case .duplicateSSRC(let ssrc):
+            "SSRC \(ssrc) is used by two streams"
+        case .retransmissionWithoutRTXPayloadType:
+            "RTX needs a payload type of its own, other than the media's"
+        case .retransmissionWithoutRTXSSRC:
+            "RTX needs an SSRC for every encoding"
+        }
+    }
+}

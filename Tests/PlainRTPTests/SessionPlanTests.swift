@@ -1,0 +1,80 @@
+import PlainRTP
+import RTPSession
+import Testing
+import Transport
+
+/// The SDP a plan writes, line for line (RFC 8866, RFC 3605, RFC 4585, RFC 4588, RFC 5576,
+/// RFC 8285, RFC 4568).
+@Suite struct SessionPlanTests {
+    @Test func feedbackProfileWithAFixedSSRC() throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let plan = SessionPlan(
+            destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, fixedSSRC: 0x1234_5678,
+            extensions: HeaderExtensionIDs(transportWideSequenceNumber: 3), frameRate: 30)
+        #expect(plan.sessionDescription.serialized() == [
+            "v=0", "o=- 305419896 1 IN IP4 192.0.2.10", "s=camrtp", "c=IN IP4 192.0.2.10", "t=0 0",
+            "m=video 5004 RTP/AVPF 96", "a=rtpmap:96 VP8/90000", "a=rtcp-fb:96 nack", "a=rtcp-fb:96 nack pli",
+            "a=rtcp-fb:96 ccm fir", "a=rtcp-fb:96 transport-cc", "a=rtcp:5005",
+            "a=extmap:3 http://www.ietf.org/id/draft-holmer-rmcat-transport-wide-cc-extensions-01", "a=framerate:30",
+            "a=ssrc:305419896 cname:camrtp", "a=sendonly", "",
+        ].joined(separator: "\r\n"))
+    }
+
+    @Test func rtxGetsItsPayloadTypeAndAnSSRCGroup() throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let plan = SessionPlan(
+            destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, rtxPayloadType: 97, fixedSSRC: 1000,
+            tuning: SenderTuning(retransmission: .rtx))
+        let sdp = plan.sessionDescription.serialized()
+        #expect(sdp.contains("m=video 5004 RTP/AVPF 96 97\r\n"))
+        #expect(sdp.contains("a=rtpmap:97 rtx/90000\r\na=fmtp:97 apt=96\r\n"))
+        #expect(sdp.contains("a=ssrc-group:FID 1000 1001\r\n"))
+        #expect(sdp.contains("a=ssrc:1001 cname:camrtp\r\n"))
+        let session = plan.senderConfiguration().session
+        #expect(session.tuning.retransmission == .rtx)
+        #expect(session.rtxPayloadType == 97 && session.encodings.map(\.rtxSSRC) == [1001], "the sender uses what the SDP announces")
+    }
+
+    @Test func withoutRetransmissionNoNACKIsOffered() throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let plan = SessionPlan(
+            destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, tuning: SenderTuning(retransmission: .off))
+        let sdp = plan.sessionDescription.serialized()
+        #expect(!sdp.contains("a=rtcp-fb:96 nack\r\n"))
+        #expect(sdp.contains("a=rtcp-fb:96 nack pli\r\n"))
+    }
+
+    @Test func srtpOverIPv6WithRTCPMuxAndExtensions() throws {
+        let key = try SRTPMasterKey(suite: .aesCM128HMACSHA1_32, bytes: Array(0..<30))
+        let plan = SessionPlan(
+            destination: try Endpoint(parsing: "[::1]:6000"), rtcpDestination: nil, payloadType: 100, srtpKey: key,
+            extensions: HeaderExtensionIDs(absoluteSendTime: 2, videoOrientation: 13))
+        #expect(plan.sessionDescription.serialized() == [
+            "v=0", "o=- 0 1 IN IP6 ::1", "s=camrtp", "c=IN IP6 ::1", "t=0 0",
+            "m=video 6000 RTP/SAVPF 100", "a=rtpmap:100 VP8/90000", "a=rtcp-fb:100 nack", "a=rtcp-fb:100 nack pli",
+            "a=rtcp-fb:100 ccm fir", "a=rtcp-mux",
+            "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
+            "a=extmap:13 urn:3gpp:video-orientation",
+            "a=crypto:1 AES_CM_128_HMAC_SHA1_32 inline:AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwd",
+            "a=sendonly", "",
+        ].joined(separator: "\r\n"))
+    }
+
+    @Test func theMTUMustCarryTheExtensionsTheTagAndTheRTXPrefix() throws {
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let destination = try Endpoint(parsing: "127.0.0.1:5004")
+        // 12 header + 8 extension block (CVO) + 4 descriptor + 1 payload + 10 tag = 35.
+        let fits = SessionPlan(
+            destination: destination, rtcpDestination: nil, srtpKey: key, extensions: HeaderExtensionIDs(videoOrientation: 13),
+            tuning: SenderTuning(mtu: 35))
+        #expect(throws: Never.self) { try fits.validate() }
+        var tooSmall = fits
+        tooSmall.tuning.mtu = 34
+        #expect(throws: SendSessionError.mtuTooSmall(mtu: 34, minimum: 35)) { try tooSmall.validate() }
+        var withRTX = fits
+        withRTX.tuning.retransmission = .rtx
+        #expect(throws: SendSessionError.mtuTooSmall(mtu: 35, minimum: 37), "RTX adds the 2-byte original sequence number") {
+            try withRTX.validate()
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import CongestionControl
+import MediaCore
+import Pacing
+import RTCP
+import RTP
+import RTPSession
+import TestSupport
+import Testing
+
+/// The send session on its own, driven on a test clock through every input: frames, each kind
+/// of feedback, ticks and the end. Three encodings stand for simulcast: each has its own media
+/// and RTX streams, sequence numbers and history under one transport-wide sequence.
+@Suite struct SendSessionTests {
+    static let ms = SessionDriver.ms
+
+    @Test func framesLeaveAsPacketsOfTheirEncodingsStreams() throws {
+        let driver = try SessionDriver(encodings: 3)
+        for index in 0..<3 { driver.send(testFrames([2_500], encodingIndex: index)[0]) }
+        let packets = try driver.flush().map(WirePacket.init)
+        #expect(packets.count == 9)
+        for index in 0..<3 {
+            let stream = packets.filter { $0.header.ssrc == SessionDriver.ssrc(ofEncoding: index) }
+            let first = UInt16(100 * (index + 1))
+            #expect(stream.map(\.header.sequenceNumber) == [first, first + 1, first + 2], "its own sequence numbers")
+            #expect(stream.map(\.header.marker) == [false, false, true])
+        }
+        // One transport-wide sequence across the streams, in the order the packets left.
+        let numbers = packets.compactMap(\.transportSequenceNumber)
+        #expect(numbers == (0..<9).map { UInt16($0) })
+        let sendTime = try #require(packets[0].header.extensionElements.first { $0.id == SessionDriver.absoluteSendTimeID })
+        #expect(try AbsoluteSendTime(element: sendTime) == AbsoluteSendTime(timeNs: driver.nowNs))
+    }
+
+    @Test func aFrameForAnEncodingTheSessionDoesNotHaveIsNotSent() throws {
+        let driver = try SessionDriver(encodings: 1)
+        driver.send(testFrames([500], encodingIndex: 1)[0])
+        #expect(driver.flush().isEmpty)
+    }
+
+    /// RFC 4585 §6.2.1, RFC 4588 §4: a NACK about one encoding's media SSRC is answered on that
+    /// encoding's RTX stream, original sequence number first, from that encoding's history.
+    @Test func aNACKIsAnsweredOnTheRightRTXStream() throws {
+        let driver = try SessionDriver(encodings: 3)
+        for index in 0..<3 { driver.send(testFrames([2_500], encodingIndex: index)[0]) }
+        let sent = try driver.flush().map(WirePacket.init)
+        driver.advance(byMs: 30)
+        let ssrc = SessionDriver.ssrc(ofEncoding: 1)
+        driver.receive([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: ssrc, lostSequenceNumbers: [201]))])
+        let repairs = try driver.flush().map(WirePacket.init)
+        #expect(repairs.count == 1)
+        let repair = try #require(repairs.first)
+        #expect(repair.header.ssrc == SessionDriver.rtxSSRC(ofEncoding: 1) && repair.header.payloadType == 97)
+        #expect(repair.originalSequenceNumber == 201)
+        let original = try #require(sent.first { $0.header.ssrc == ssrc && $0.header.sequenceNumber == 201 })
+        let restored = try repair.bytes.withUnsafeBytes { try RTXPacket.original(ofRetransmission: $0, ssrc: ssrc, payloadType: 96) }
+        #expect(restored.payload == Array(original.bytes[original.header.serializedSize...]))
+        #expect(repair.transportSequenceNumber == 9, "the next transport-wide number")
+        driver.advance(byMs: 300)
+        driver.flush()
+        let statistics = try #require(driver.lastStatistics)
+        #expect(statistics.rtcpReceived.nack == 1 && statistics.nackedPackets == 1 && statistics.packetsRetransmitted == 1)
+    }
+
+    @Test func withoutRTXTheRepairIsTheStoredPacketAgain() throws {
+        let driver = try SessionDriver(encodings: 2, retransmission: .resend)
+        for index in 0..<2 { driver.send(testFrames([2_500], encodingIndex: index)[0]) }
+        let sent = driver.flush()
+        driver.advance(byMs: 30)
+        driver.receive([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: SessionDriver.ssrc(ofEncoding: 1), lostSequenceNumbers: [200]))])
+        let repair = try #require(driver.flush().first)
+        let original = try #require(try sent.first { try WirePacket($0).header.ssrc == SessionDriver.ssrc(ofEncoding: 1) })
+        // The same bytes but for the send-time extensions, which are stamped anew.
+        #expect(try WirePacket(repair).header.sequenceNumber == 200)
+        #expect(repair.count == original.count)
+    }
+
+    @Test func aNACKForAPacketNeverSentOrLongGoneIsCounted() throws {
+        let driver = try SessionDriver()
+        driver.send(testFrames([500])[0])
+        driver.flush()
+        driver.receive([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: SessionDriver.ssrc(ofEncoding: 0), lostSequenceNumbers: [7, 50_000]))])
+        #expect(driver.flush().isEmpty)
+        driver.advance(byMs: 300)
+        driver.flush()
+        let statistics = try #require(driver.lastStatistics)
+        #expect(statistics.nackedPackets == 2 && statistics.nackedPacketsMissing == 2 && statistics.packetsRetransmitted == 0)
+    }
+
+    /// A PLI about one SSRC asks for a keyframe of that encoding only; a FIR likewise, once per
+    /// request (RFC 5104 §4.3.1.2); each encoding keeps its own 300 ms throttle.
+    @Test func keyframeRequestsNameTheirEncoding() throws {
+        let driver = try SessionDriver(encodings: 3)
+        for index in 0..<3 { driver.send(testFrames([500], encodingIndex: index)[0]) }
+        driver.flush()
+        driver.advance(byMs: 100)
+        _ = driver.takeCommands()
+        driver.receive([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: SessionDriver.ssrc(ofEncoding: 2)))])
+        #expect(driver.takeCommands() == [.keyframe(encodingIndex: 2)])
+        driver.receive([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: SessionDriver.ssrc(ofEncoding: 2)))])
+        #expect(driver.takeCommands().isEmpty, "within 300 ms of the last: deferred")
+        let fir = RTCPFullIntraRequest(senderSSRC: 9, entries: [.init(ssrc: SessionDriver.ssrc(ofEncoding: 0), sequenceNumber: 4)])
+        driver.receive([.fullIntraRequest(fir)])
+        driver.receive([.fullIntraRequest(fir)])
+        #expect(driver.takeCommands() == [.keyframe(encodingIndex: 0)], "the repeated FIR is the same request")
+        driver.receive([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: 0xDEAD))])
+        #expect(driver.takeCommands().isEmpty, "not our SSRC")
+        // The deferred request on encoding 2 comes when its interval is over.
+        driver.advance(byMs: 300)
+        driver.flush()
+        #expect(driver.takeCommands().contains(.keyframe(encodingIndex: 2)))
+    }
+
+    @Test func rembAboutAnyOfOurStreamsCapsTheTarget() throws {
+        let driver = try SessionDriver(encodings: 2)
+        driver.send(testFrames([500])[0])
+        driver.flush()
+        let remb = RTCPReceiverEstimatedMaximumBitrate(senderSSRC: 9, bitrateBps: 400_000, ssrcs: [SessionDriver.ssrc(ofEncoding: 1)])
+        driver.receive([.receiverEstimatedMaximumBitrate(remb)])
+        #expect(driver.session.estimate.targetBitrateBps <= 400_000)
+        #expect(driver.takeCommands().contains(.targetBitrate(kbps: 400)))
+        let foreign = RTCPReceiverEstimatedMaximumBitrate(senderSSRC: 9, bitrateBps: 100_000, ssrcs: [0xDEAD])
+        driver.receive([.receiverEstimatedMaximumBitrate(foreign)])
+        #expect(driver.session.estimate.targetBitrateBps > 100_000, "a REMB about someone else's stream")
+    }
+
+    /// Transport-wide feedback about the packets of every stream drives one controller; feedback
+    /// that names another sender's SSRC is not ours.
+    @Test func transportFeedbackCoversEveryStream() throws {
+        let driver = try SessionDriver(encodings: 2) { $0.congestionControl = CongestionControllerConfiguration(startBitrateBps: 2_000_000, isProbingEnabled: false) }
+        for index in 0..<2 { driver.send(testFrames([6_000], encodingIndex: index)[0]) }
+        let packets = try driver.flush().map(WirePacket.init)
+        // Arrivals at 320 kbit/s: far below what was sent.
+        var arrivals: [RTCPTransportWideFeedback.PacketResult] = []
+        for (index, packet) in packets.enumerated() {
+            arrivals.append(.init(sequenceNumber: try #require(packet.transportSequenceNumber), receiveTimeUs: 5_000_000 + Int64(index) * 30_000))
+        }
+        driver.advance(byMs: 60)
+        let foreign = try RTCPTransportWideFeedback(senderSSRC: 9, mediaSSRC: 0xDEAD, feedbackPacketCount: 0, packets: arrivals)
+        driver.receive([.transportWideFeedback(foreign)])
+        #expect(driver.lastStatistics == nil || driver.lastStatistics?.twccFeedbackReceived == 0)
+        let feedback = try RTCPTransportWideFeedback(
+            senderSSRC: 9, mediaSSRC: SessionDriver.ssrc(ofEncoding: 1), feedbackPacketCount: 1, packets: arrivals)
+        driver.receive([.transportWideFeedback(feedback)])
+        driver.advance(byMs: 300)
+        driver.flush()
+        let statistics = try #require(driver.lastStatistics)
+        #expect(statistics.rtcpReceived.twcc == 2 && statistics.twccFeedbackReceived == 1)
+    }
+
+    /// RFC 3550 §6.4.1: an SR for each stream in one compound, the CNAME for each; a receiver
+    /// report echoing it gives the RTT, and the loss of all our streams it covers is summed.
+    @Test func senderReportsCoverEveryEncodingAndReceiverReportsGiveTheRTT() throws {
+        let driver = try SessionDriver(encodings: 2)
+        driver.send(testFrames([2_500], encodingIndex: 0)[0])
+        driver.send(testFrames([500], encodingIndex: 1)[0])
+        let sent = try driver.flush().map(WirePacket.init)
+        let report = try #require(driver.report())
+        let senderReports = report.packets.compactMap { if case .senderReport(let report) = $0 { report } else { nil } }
+        #expect(senderReports.map(\.ssrc) == [SessionDriver.ssrc(ofEncoding: 0), SessionDriver.ssrc(ofEncoding: 1)])
+        #expect(senderReports.map(\.packetCount) == [3, 1])
+        let payload = sent.filter { $0.header.ssrc == SessionDriver.ssrc(ofEncoding: 0) }.reduce(0) { $0 + $1.bytes.count - $1.header.serializedSize }
+        #expect(senderReports[0].octetCount == UInt32(payload))
+        #expect(report.packets.contains { if case .sourceDescription(let sdes) = $0 { sdes.chunks.count == 2 } else { false } })
+        #expect(driver.report() == nil, "the next report is about a second away")
+
+        driver.advance(byMs: 40)
+        let echoed = senderReports[0].ntpTimestamp.middle32Bits
+        let block = { (ssrc: UInt32, lost: Int32, highest: UInt32) in
+            RTCPReportBlock(
+                ssrc: ssrc, fractionLost: 0, cumulativeLost: lost, extendedHighestSequenceNumber: highest, interarrivalJitter: 0,
+                lastSenderReport: echoed, delaySinceLastSenderReport: 655)  // 10 ms
+        }
+        driver.receive([.receiverReport(RTCPReceiverReport(ssrc: 9, reportBlocks: [block(SessionDriver.ssrc(ofEncoding: 0), 0, 102), block(0xDEAD, 0, 5)]))])
+        driver.advance(byMs: 300)
+        driver.flush()
+        let rtt = try #require(driver.lastStatistics?.rttMs)
+        #expect(abs(rtt.last - 30) < 0.1, "40 ms since the SR less 10 ms held at the receiver")
+    }
+
+    /// After `close`, what is queued goes, then BYE for every stream 50 ms after the last media
+    /// packet, and the final statistics.
+    @Test func closingSendsWhatIsQueuedThenBye() throws {
+        let driver = try SessionDriver(encodings: 2) { $0.pacing = PacerConfiguration(isPacingEnabled: true) }
+        driver.send(testFrames([30_000])[0])
+        driver.session.close()
+        var packets = driver.flush()
+        var bye: RTCPCompoundPacket?
+        for _ in 0..<2_000 where bye == nil {
+            if let report = driver.report(), report.packets.contains(where: { if case .bye = $0 { true } else { false } }) {
+                bye = report
+            }
+            driver.advance(byMs: 1)
+            packets += driver.flush()
+        }
+        #expect(packets.count == 26)
+        let byePacket = try #require(bye?.packets.compactMap { if case .bye(let bye) = $0 { bye } else { nil } }.first)
+        #expect(byePacket.ssrcs == [SessionDriver.ssrc(ofEncoding: 0), SessionDriver.ssrc(ofEncoding: 1)])
+        #expect(driver.session.isFinished)
+        #expect(driver.session.nextDeadlineNs(nowNs: driver.nowNs) == nil || driver.report() == nil)
+        #expect(driver.lastStatistics != nil)
+    }
+
+    @Test func aSessionThatNeverSentFinishesWithoutBye() throws {
+        let driver = try SessionDriver()
+        driver.session.close()
+        #expect(driver.report() == nil)
+        #expect(driver.session.isFinished)
+    }
+
+    /// Feedback that is not RTCP, malformed packets and a flood over 1000 a second are counted as
+    /// rejected and change nothing.
+    @Test func badAndExcessiveFeedbackIsRejected() throws {
+        let driver = try SessionDriver()
+        driver.send(testFrames([500])[0])
+        driver.flush()
+        driver.receive([0x80, 0xC9, 0x00, 0x09, 1, 2, 3])  // An RR whose length runs past the datagram.
+        driver.receive([0x13, 0x37])
+        driver.receive([.applicationDefined(RTCPApplicationDefined(subtype: 0, ssrc: 9, name: "test", data: []))])
+        let pli = RTCPCompoundPacket(packets: [.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 9, mediaSSRC: 0x1000))]).serialized()
+        for _ in 0..<1_000 { driver.receive(pli) }
+        driver.advance(byMs: 300)
+        driver.flush()
+        let statistics = try #require(driver.lastStatistics)
+        // A burst of 200 datagrams, three of them taken before the flood.
+        #expect(statistics.rtcpReceived.rejected == 2 + 803, "two unreadable, and the flood beyond the burst")
+        #expect(statistics.rtcpReceived.pli == 197 && statistics.rtcpReceived.other == 1)
+        #expect(statistics.keyframesOnRequest == 2, "one at once, one when the 300 ms are over")
+    }
+}
