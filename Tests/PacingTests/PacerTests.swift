@@ -192,6 +192,24 @@ private func enqueue(
         #expect(pacer.dequeue(nowNs: 6000 * ms)?.probeClusterID == 10)
     }
 
+    /// A sender that cannot pad (before the receiver's first feedback, say) says so: the probe
+    /// waiting for padding is then not due, so the send loop sleeps instead of spinning, until
+    /// the next packet is queued.
+    @Test func aProbeThatCannotBePaddedWaitsForTheNextPacket() {
+        var pacer = Pacer<Int>(pacingRateBps: 100_000)
+        pacer.addProbeCluster(cluster, nowNs: 0)
+        enqueue(&pacer, count: 1, sizeBytes: 1000)
+        #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == 9)
+        #expect(pacer.nextSendTimeNs(nowNs: 8 * ms) == 8 * ms)
+        #expect(pacer.paddingNeeded(nowNs: 8 * ms) > 0)
+        pacer.paddingUnavailable()
+        #expect(pacer.nextSendTimeNs(nowNs: 8 * ms) == nil)
+        #expect(pacer.paddingNeeded(nowNs: 8 * ms) == 0)
+        enqueue(&pacer, count: 1, sizeBytes: 1000, atNs: 9 * ms, firstHandle: 1)
+        #expect(pacer.nextSendTimeNs(nowNs: 9 * ms) == 9 * ms)
+        #expect(pacer.dequeue(nowNs: 9 * ms)?.probeClusterID == 9)
+    }
+
     @Test func aProbeWaitsForMediaToPadBehind() {
         var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
@@ -222,6 +240,17 @@ private func enqueue(
         enqueue(&pacer, count: 20)
         _ = pacer.dequeue(nowNs: 0)
         #expect(pacer.paddingNeeded(nowNs: 1000 * ms) == 0)
+    }
+
+    @Test func noPaddingIsDueWhenTheSenderHasNone() {
+        var pacer = Pacer<Int>(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
+        enqueue(&pacer, count: 1, sizeBytes: 1000)
+        #expect(pacer.dequeue(nowNs: 0) != nil)
+        pacer.paddingUnavailable()
+        #expect(pacer.nextSendTimeNs(nowNs: 20 * ms) == nil)
+        enqueue(&pacer, count: 1, sizeBytes: 1000, atNs: 30 * ms, firstHandle: 1)
+        #expect(pacer.dequeue(nowNs: 30 * ms) != nil)
+        #expect(pacer.nextSendTimeNs(nowNs: 30 * ms) != nil, "a packet queued: padding may be asked for again")
     }
 
     @Test func thePaddingRateNeverExceedsThePacingRate() {
