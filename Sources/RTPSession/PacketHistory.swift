@@ -21,7 +21,8 @@ struct PacketHistory {
 
     var count: Int { slots.count }
 
-    /// Adds a media packet at its first send; it must follow the newest one in sequence.
+    /// Adds a media packet at its first send; it must follow the newest one in sequence. The
+    /// oldest goes when the history is at its maximum.
     mutating func append(_ slot: Int, store: PacketStore) {
         let sequenceNumber = store[slot].sequenceNumber
         if slots.isEmpty {
@@ -31,6 +32,7 @@ struct PacketHistory {
             removeAll(store: store)
             oldestSequenceNumber = sequenceNumber
         }
+        if slots.count == Self.maximumPackets { removeOldest(store: store) }  // Even between two expiries.
         store.enterHistory(slot)
         slots.append(slot)
     }

@@ -33,7 +33,8 @@ struct EncoderBenchmark {
 
     static func run(frameCount: Int) throws -> EncoderBenchmark {
         precondition(frameCount > warmupFrames, "need more than \(warmupFrames) frames")
-        let encoder = try VP8Encoder(settings: VP8EncoderSettings(width: width, height: height, bitrateKbps: bitrateKbps))
+        let encoder = try VP8Encoder(
+            settings: VP8EncoderSettings(bitrateKbps: bitrateKbps), format: VP8PictureFormat(width: width, height: height))
         let renderer = TestPatternRenderer(width: width, height: height)
         let pool = I420BufferPool(capacity: 2)
         var frames: [EncodedFrame] = []

@@ -1,5 +1,7 @@
+import CongestionControl
 import Foundation
 import MediaCore
+import Pacing
 import RTP
 import RTPSender
 import RTPSession
@@ -119,7 +121,9 @@ struct SendPathBenchmark {
         func pass() throws {
             for frame in frames { try sender.consume(frame) }
             sentFrames += frames.count
-            delivered.wait(forFrames: sentFrames)
+            guard delivered.wait(forFrames: sentFrames, timeoutNs: 30_000_000_000) else {
+                throw SinkError(operation: "RTPVideoSender: frames not delivered within 30 s", code: ETIMEDOUT)
+            }
         }
         let row = try measure(.sender, passes: passes, packets: { delivered.packets }, wireBytes: { delivered.bytes }) { () throws in
             delivered.resetPackets()
@@ -198,9 +202,14 @@ final class DeliveryCount: Sendable {
         changed.withLock { changed.broadcast() }
     }
 
-    func wait(forFrames frames: Int) {
-        changed.withLock {
-            while counts.withLock({ $0.frames }) < frames { _ = changed.wait(untilNs: MonotonicClock.nowNs() + 1_000_000_000) }
+    /// Whether `frames` were delivered before the timeout.
+    func wait(forFrames frames: Int, timeoutNs: Int64) -> Bool {
+        let deadlineNs = MonotonicClock.nowNs() + timeoutNs
+        return changed.withLock {
+            while counts.withLock({ $0.frames }) < frames {
+                guard changed.wait(untilNs: deadlineNs) else { return counts.withLock { $0.frames } >= frames }
+            }
+            return true
         }
     }
 
@@ -225,7 +234,7 @@ final class IgnoredEncoder: EncoderControl {
 /// User and system CPU of the whole process, in seconds.
 func processCPUSeconds() -> Double {
     var usage = rusage()
-    getrusage(RUSAGE_SELF, &usage)
+    getrusage(RUSAGE_SELF.rawValue, &usage)
     return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
 }
 
