@@ -2,9 +2,9 @@ import CongestionControl
 
 /// A packet the pacer holds or releases: a reference into the sender's packet store, never
 /// the bytes.
-public struct PacedPacket<Handle: Sendable>: Sendable {
-    /// The sender's key for the packet in its store.
-    public var handle: Handle
+public struct PacedPacket: Sendable {
+    /// The sender's key for the packet in its store (a slot).
+    public var handle: Int
     /// Its size on the wire, as charged to the pacing budget.
     public var sizeBytes: Int
     public var kind: PacketKind
@@ -13,7 +13,7 @@ public struct PacedPacket<Handle: Sendable>: Sendable {
     /// `SentPacket.probeClusterID`.
     public var probeClusterID: Int?
 
-    public init(handle: Handle, sizeBytes: Int, kind: PacketKind, enqueueTimeNs: Int64, probeClusterID: Int? = nil) {
+    public init(handle: Int, sizeBytes: Int, kind: PacketKind, enqueueTimeNs: Int64, probeClusterID: Int? = nil) {
         self.handle = handle
         self.sizeBytes = sizeBytes
         self.kind = kind

@@ -3,7 +3,7 @@ import CongestionControl
 /// Decides when each queued packet leaves: the pacing policy the send thread runs, after
 /// libwebrtc's `PacingController` (modules/pacing/pacing_controller.cc).
 ///
-/// - The queue holds references (`Handle`) with size, kind and enqueue time; retransmissions go
+/// - The queue holds references (the sender's slots) with size, kind and enqueue time; retransmissions go
 ///   first, then media, then padding, FIFO within a kind.
 /// - A budget spends the pacing rate: every released packet adds its size to a debt that drains
 ///   at the rate. A packet may leave while the debt is within a burst allowance of 40 ms at the
@@ -28,12 +28,12 @@ import CongestionControl
 /// `paddingNeeded`, and if that is positive enqueues padding of that size and dequeues again.
 /// `dequeue` charges the budget itself, so a batch can never overspend. (A probe that finds
 /// the queue empty stays due until padding comes, or until it is 10 ms late and dropped.)
-public struct Pacer<Handle: Sendable>: Sendable {
+public struct Pacer: Sendable {
     public let configuration: PacerConfiguration
     public private(set) var pacingRateBps: Int64
     public private(set) var paddingRateBps: Int64
 
-    private var queue = PacketQueue<Handle>()
+    private var queue = PacketQueue()
     private var prober: BitrateProber
     private var mediaDebtBytes = 0.0
     private var paddingDebtBytes = 0.0
@@ -73,7 +73,7 @@ public struct Pacer<Handle: Sendable>: Sendable {
         prober.add(cluster, nowNs: nowNs)
     }
 
-    public mutating func enqueue(_ handle: Handle, sizeBytes: Int, kind: PacketKind, nowNs: Int64) {
+    public mutating func enqueue(_ handle: Int, sizeBytes: Int, kind: PacketKind, nowNs: Int64) {
         // Settle the budget at the old queue's rate first: the queue-time limit may raise it.
         drainBudget(to: nowNs)
         queue.push(PacedPacket(handle: handle, sizeBytes: sizeBytes, kind: kind, enqueueTimeNs: nowNs))
@@ -108,7 +108,7 @@ public struct Pacer<Handle: Sendable>: Sendable {
     }
 
     /// The next packet to send at `nowNs`, charged to the budget; nil when none is due.
-    public mutating func dequeue(nowNs: Int64) -> PacedPacket<Handle>? {
+    public mutating func dequeue(nowNs: Int64) -> PacedPacket? {
         drainBudget(to: nowNs)
         var probeClusterID: Int?
         if prober.isActive, let cluster = prober.dueCluster(nowNs: nowNs) {

@@ -44,7 +44,7 @@ public final class SendSession {
 
     let store: PacketStore
     var encodings: [OutgoingEncoding]
-    var pacer: Pacer<Int>
+    var pacer: Pacer
     var congestion: CongestionController
     var hasTransportFeedback = false
     private var nextControllerTickNs: Int64?
@@ -342,7 +342,7 @@ public final class SendSession {
 
     /// Writes the copy of `paced` that goes out now into the batch: the media packet itself, or
     /// a copy of it (the same bytes again, or RTX), with the send-time extensions stamped.
-    private func write(_ paced: PacedPacket<Int>, into batch: RTPPacketBatch, nowNs: Int64) {
+    private func write(_ paced: PacedPacket, into batch: RTPPacketBatch, nowNs: Int64) {
         let slot = paced.handle
         store.takeQueuedCopy(slot)
         let entry = store[slot]

@@ -6,10 +6,10 @@ private let ms: Int64 = 1_000_000
 
 /// Runs the pacer as the send loop does: wake at `nextSendTimeNs`, release everything due.
 /// Returns (time, packet) for every release until the queue is empty or `untilNs`.
-private func drain(_ pacer: inout Pacer<Int>, fromNs startNs: Int64 = 0, untilNs: Int64 = 60_000 * ms) -> [(
-    timeNs: Int64, packet: PacedPacket<Int>
+private func drain(_ pacer: inout Pacer, fromNs startNs: Int64 = 0, untilNs: Int64 = 60_000 * ms) -> [(
+    timeNs: Int64, packet: PacedPacket
 )] {
-    var released: [(Int64, PacedPacket<Int>)] = []
+    var released: [(Int64, PacedPacket)] = []
     var nowNs = startNs
     while let wakeNs = pacer.nextSendTimeNs(nowNs: nowNs), wakeNs <= untilNs {
         nowNs = wakeNs
@@ -24,7 +24,7 @@ private func drain(_ pacer: inout Pacer<Int>, fromNs startNs: Int64 = 0, untilNs
 }
 
 private func enqueue(
-    _ pacer: inout Pacer<Int>, count: Int, sizeBytes: Int = 1000, kind: PacketKind = .media, atNs: Int64 = 0,
+    _ pacer: inout Pacer, count: Int, sizeBytes: Int = 1000, kind: PacketKind = .media, atNs: Int64 = 0,
     firstHandle: Int = 0
 ) {
     for handle in firstHandle..<(firstHandle + count) {
@@ -34,7 +34,7 @@ private func enqueue(
 
 @Suite struct PacerBudgetTests {
     @Test func releasesABurstThenPacesAtTheRate() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 10)
         let released = drain(&pacer)
         // 40 ms at 1 Mbit/s is 5000 bytes; the packet that crosses it still goes.
@@ -44,7 +44,7 @@ private func enqueue(
     }
 
     @Test func aLongBacklogLeavesAtThePacingRate() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 100)
         let released = drain(&pacer)
         #expect(released.count == 100)
@@ -53,27 +53,27 @@ private func enqueue(
     }
 
     @Test func burstsNeverExceedSixtyThreeKilobytes() {
-        var pacer = Pacer<Int>(pacingRateBps: 20_000_000)
+        var pacer = Pacer(pacingRateBps: 20_000_000)
         enqueue(&pacer, count: 100)
         let burst = drain(&pacer).filter { $0.timeNs == 0 }
         #expect(burst.count == 64)
     }
 
     @Test func aZeroBurstIntervalSpacesEveryPacket() {
-        var pacer = Pacer<Int>(configuration: PacerConfiguration(burstIntervalNs: 0), pacingRateBps: 1_000_000)
+        var pacer = Pacer(configuration: PacerConfiguration(burstIntervalNs: 0), pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 3)
         #expect(drain(&pacer).map(\.timeNs) == [0, 8 * ms, 16 * ms])
     }
 
     @Test func idleTimeEarnsNoMoreThanOneBurst() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 10, atNs: 10_000 * ms)
         let released = drain(&pacer, fromNs: 10_000 * ms)
         #expect(released.filter { $0.timeNs == 10_000 * ms }.count == 6)
     }
 
     @Test func aNewRateAppliesToWhatIsQueued() {
-        var pacer = Pacer<Int>(configuration: PacerConfiguration(burstIntervalNs: 0), pacingRateBps: 1_000_000)
+        var pacer = Pacer(configuration: PacerConfiguration(burstIntervalNs: 0), pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 3)
         #expect(pacer.dequeue(nowNs: 0) != nil)
         pacer.setRates(pacingRateBps: 2_000_000, paddingRateBps: 0, nowNs: 0)
@@ -81,7 +81,7 @@ private func enqueue(
     }
 
     @Test func nothingToDoMeansNoWakeUp() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         #expect(pacer.nextSendTimeNs(nowNs: 0) == nil)
         #expect(pacer.dequeue(nowNs: 0) == nil)
     }
@@ -89,7 +89,7 @@ private func enqueue(
 
 @Suite struct PacerQueueTests {
     @Test func retransmissionsFirstThenMediaThenPaddingEachInOrder() {
-        var pacer = Pacer<Int>(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 1_000_000)
+        var pacer = Pacer(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 1_000_000)
         let kinds: [PacketKind] = [.media, .padding, .retransmission, .media, .retransmission, .padding]
         for (handle, kind) in kinds.enumerated() {
             pacer.enqueue(handle, sizeBytes: 500, kind: kind, nowNs: 0)
@@ -98,7 +98,7 @@ private func enqueue(
     }
 
     @Test func pacingOffReleasesEverythingAtOnce() {
-        var pacer = Pacer<Int>(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 100_000)
+        var pacer = Pacer(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 100_000)
         enqueue(&pacer, count: 50)
         #expect(pacer.nextSendTimeNs(nowNs: 5 * ms) == 5 * ms)
         let released = drain(&pacer, fromNs: 5 * ms)
@@ -107,7 +107,7 @@ private func enqueue(
     }
 
     @Test func theRateRisesSoThatPacketsWaitAtMostTheQueueLimit() {
-        var pacer = Pacer<Int>(pacingRateBps: 100_000)
+        var pacer = Pacer(pacingRateBps: 100_000)
         // 100 kB at 100 kbit/s would take 8 s.
         enqueue(&pacer, count: 100)
         #expect(pacer.effectiveRateBps(nowNs: 0) == 400_000)
@@ -119,7 +119,7 @@ private func enqueue(
     }
 
     @Test func reportsWhatItHolds() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 2, sizeBytes: 700, atNs: 3 * ms)
         enqueue(&pacer, count: 1, sizeBytes: 600, kind: .retransmission, atNs: 5 * ms, firstHandle: 2)
         #expect(pacer.queuedPacketCount == 3)
@@ -137,7 +137,7 @@ private func enqueue(
     private let cluster = ProbeCluster(id: 9, bitrateBps: 1_000_000, minPackets: 5, minBytes: 1875, createdAtNs: 0)
 
     @Test func sendsAClusterAtItsRateAheadOfTheBudget() {
-        var pacer = Pacer<Int>(pacingRateBps: 100_000)
+        var pacer = Pacer(pacingRateBps: 100_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         enqueue(&pacer, count: 10, sizeBytes: 500)
         let released = drain(&pacer)
@@ -149,7 +149,7 @@ private func enqueue(
     }
 
     @Test func nothingElseLeavesBetweenTwoProbePackets() {
-        var pacer = Pacer<Int>(pacingRateBps: 10_000_000)
+        var pacer = Pacer(pacingRateBps: 10_000_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         enqueue(&pacer, count: 10, sizeBytes: 500)
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == 9)
@@ -158,7 +158,7 @@ private func enqueue(
     }
 
     @Test func asksForPaddingWhenTheQueueRunsDry() {
-        var pacer = Pacer<Int>(pacingRateBps: 100_000)
+        var pacer = Pacer(pacingRateBps: 100_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         enqueue(&pacer, count: 1, sizeBytes: 1000)
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == 9)
@@ -173,7 +173,7 @@ private func enqueue(
     }
 
     @Test func aClusterThatFallsBehindIsDropped() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         enqueue(&pacer, count: 3, sizeBytes: 500)
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == 9)
@@ -184,7 +184,7 @@ private func enqueue(
     }
 
     @Test func aClusterNeverStartedExpires() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         let fresh = ProbeCluster(id: 10, bitrateBps: 1_000_000, minPackets: 5, minBytes: 1875, createdAtNs: 6000 * ms)
         pacer.addProbeCluster(fresh, nowNs: 6000 * ms)
@@ -196,7 +196,7 @@ private func enqueue(
     /// waiting for padding is then not due, so the send loop sleeps instead of spinning, until
     /// the next packet is queued.
     @Test func aProbeThatCannotBePaddedWaitsForTheNextPacket() {
-        var pacer = Pacer<Int>(pacingRateBps: 100_000)
+        var pacer = Pacer(pacingRateBps: 100_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         enqueue(&pacer, count: 1, sizeBytes: 1000)
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == 9)
@@ -211,7 +211,7 @@ private func enqueue(
     }
 
     @Test func aProbeWaitsForMediaToPadBehind() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         pacer.addProbeCluster(cluster, nowNs: 0)
         #expect(pacer.nextSendTimeNs(nowNs: 0) == nil)
         #expect(pacer.paddingNeeded(nowNs: 0) == 0)
@@ -220,7 +220,7 @@ private func enqueue(
 
 @Suite struct PacerPaddingTests {
     @Test func padsUpToThePaddingRateWhenThereIsNoMedia() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
         #expect(pacer.paddingNeeded(nowNs: 0) == 0)  // Not before the first media packet.
         enqueue(&pacer, count: 1, sizeBytes: 1000)
         #expect(pacer.dequeue(nowNs: 0) != nil)
@@ -236,14 +236,14 @@ private func enqueue(
     }
 
     @Test func noPaddingWhileMediaIsQueued() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
         enqueue(&pacer, count: 20)
         _ = pacer.dequeue(nowNs: 0)
         #expect(pacer.paddingNeeded(nowNs: 1000 * ms) == 0)
     }
 
     @Test func noPaddingIsDueWhenTheSenderHasNone() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000, paddingRateBps: 400_000)
         enqueue(&pacer, count: 1, sizeBytes: 1000)
         #expect(pacer.dequeue(nowNs: 0) != nil)
         pacer.paddingUnavailable()
@@ -254,14 +254,14 @@ private func enqueue(
     }
 
     @Test func thePaddingRateNeverExceedsThePacingRate() {
-        let pacer = Pacer<Int>(pacingRateBps: 100_000, paddingRateBps: 400_000)
+        let pacer = Pacer(pacingRateBps: 100_000, paddingRateBps: 400_000)
         #expect(pacer.paddingRateBps == 100_000)
     }
 }
 
 @Suite struct PacerProbeInputTests {
     @Test func ignoresAClusterWithoutARate() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         pacer.addProbeCluster(ProbeCluster(id: 1, bitrateBps: 0, minPackets: 5, minBytes: 0, createdAtNs: 0), nowNs: 0)
         enqueue(&pacer, count: 1)
         #expect(pacer.dequeue(nowNs: 0)?.probeClusterID == nil)
@@ -270,7 +270,7 @@ private func enqueue(
 
 @Suite struct PacerKeepAliveTests {
     @Test func whileCongestedOnePacketLeavesEveryHalfSecond() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 1)
         #expect(pacer.dequeue(nowNs: 0) != nil)
         #expect(pacer.nextSendTimeNs(nowNs: 0) == nil, "nothing to do while not congested")
@@ -289,7 +289,7 @@ private func enqueue(
     }
 
     @Test func queuedPacketsAreTheirOwnKeepAlive() {
-        var pacer = Pacer<Int>(pacingRateBps: 1_000_000)
+        var pacer = Pacer(pacingRateBps: 1_000_000)
         pacer.isCongested = true
         #expect(pacer.nextSendTimeNs(nowNs: 0) == nil, "not before the first media packet")
         enqueue(&pacer, count: 100)
@@ -299,7 +299,7 @@ private func enqueue(
     }
 
     @Test func keepAlivesGoWithPacingOffToo() {
-        var pacer = Pacer<Int>(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 1_000_000)
+        var pacer = Pacer(configuration: PacerConfiguration(isPacingEnabled: false), pacingRateBps: 1_000_000)
         enqueue(&pacer, count: 3)
         #expect(drain(&pacer).count == 3)
         pacer.isCongested = true

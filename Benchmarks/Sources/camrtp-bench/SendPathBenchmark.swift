@@ -133,12 +133,17 @@ struct SendPathBenchmark {
         return row
     }
 
-    /// A warm-up pass (it sizes the store, the batch and the socket's message vectors), one pass
-    /// counting allocations, then at least `passes` passes and a second of work, timed.
+    /// Warm-up passes until the history is full (9600 packets, whose store slots are then reused,
+    /// as the batch and the socket's message vectors are), one pass counting allocations, then at
+    /// least `passes` passes and a second of work, timed.
     private static func measure(
         _ stage: Stage, passes: Int, packets: () -> Int, wireBytes: () -> Int, pass: () throws -> Void
     ) throws -> Row {
-        try pass()
+        var warmUpPackets = 0
+        while warmUpPackets < 12_000 {
+            try pass()
+            warmUpPackets += packets()
+        }
         let allocations = try AllocationCounter.measure { () throws in try pass() }
         let countedPackets = packets()
         var totalPackets = 0
