@@ -19,26 +19,27 @@ extension EndToEnd {
             let server: ExternalTool.Running
             let base: String
 
-            init(source: String = "testsrc:320x240@30", _ extra: [String] = []) throws {
+            init(source: String = "testsrc:320x240@30", _ extra: [String] = [], environment: [String: String] = [:]) throws {
                 if let reason = WHEPServeEndToEndTests.unavailableReason { try Test.cancel("WHEP with aiortc: \(reason)") }
                 namespace = try NetworkNamespace(purpose: "whep")
                 do {
                     server = try namespace.start(
                         [CamrtpBinary.path, "serve", "--source", source, "--http", "127.0.0.1:0",
-                         "--local-address", NetworkNamespace.ipv4Address] + extra)
+                         "--local-address", NetworkNamespace.ipv4Address] + extra, environment: environment)
                 } catch {
                     namespace.remove()
                     throw error
                 }
                 let line = server.waitForLine(containing: "serving", in: .stderr)
-                guard let line, let start = line.range(of: "at http://"), let end = line[start.upperBound...].firstIndex(of: " ") else {
+                // http:// or https://
+                guard let line, let start = line.range(of: " at http"), let end = line[start.upperBound...].firstIndex(of: " ") else {
                     let output = server.output(.stderr)
                     server.interrupt()
                     _ = server.wait(timeout: 10)
                     namespace.remove()
                     throw StartFailure(description: "camrtp serve did not start: \(output)")
                 }
-                base = "http://" + line[start.upperBound..<end]
+                base = "http" + line[start.upperBound..<end]
             }
 
             func viewer(_ arguments: [String]) throws -> ExternalTool.Running {
