@@ -17,12 +17,15 @@ import Metrics
 /// | `<prefix>_pacer_queue_delay_p99_seconds`, `<prefix>_pacer_queue_delay_max_seconds` | pacer queue time so far |
 ///
 /// Counters grow by what changed since the previous report. The series appear with the first
-/// report: a sink that never reports (a file) has none, and `destroy()` removes them when the
-/// sender is gone (a viewer that left).
+/// report (the RTT and loss with the first receiver report that gives them): a sink that never
+/// reports (a file) has none, and `destroy()` removes them when the sender is gone (a viewer that
+/// left).
 public struct SenderMetrics: Sendable {
     private let prefix: String
     private let dimensions: [(String, String)]
     private var series: Series?
+    private var roundTripTime: Gauge?
+    private var lossRatio: Gauge?
     private var previous: SenderStatistics?
 
     public init(prefix: String, dimensions: [(String, String)] = []) {
@@ -35,18 +38,26 @@ public struct SenderMetrics: Sendable {
         self.series = series
         series.record(statistics, previous: previous)
         previous = statistics
+        if let rtt = statistics.rttMs {
+            roundTripTime = roundTripTime ?? Gauge(label: "\(prefix)_rtt_seconds", dimensions: dimensions)
+            roundTripTime?.record(rtt.last / 1000)
+        }
+        if let lost = statistics.receiverFractionLost {
+            lossRatio = lossRatio ?? Gauge(label: "\(prefix)_receiver_loss_ratio", dimensions: dimensions)
+            lossRatio?.record(lost)
+        }
     }
 
     /// Removes the series from the backend.
     public func destroy() {
         series?.destroy()
+        roundTripTime?.destroy()
+        lossRatio?.destroy()
     }
 
     private struct Series: Sendable {
         let rtcp: [(count: @Sendable (SenderStatistics.RTCPReceived) -> Int, counter: Counter)]
         let counts: [(count: @Sendable (SenderStatistics) -> Int, counter: Counter)]
-        let roundTripTime: Gauge
-        let lossRatio: Gauge
         let targetBitrate: Gauge
         let pacerQueueP99: Gauge
         let pacerQueueMax: Gauge
@@ -63,8 +74,6 @@ public struct SenderMetrics: Sendable {
                 ({ $0.probesSent }, "probe_packets_total"),
             ]
             counts = counted.map { ($0.0, Counter(label: "\(prefix)_\($0.1)", dimensions: dimensions)) }
-            roundTripTime = Gauge(label: "\(prefix)_rtt_seconds", dimensions: dimensions)
-            lossRatio = Gauge(label: "\(prefix)_receiver_loss_ratio", dimensions: dimensions)
             targetBitrate = Gauge(label: "\(prefix)_target_bitrate_bits_per_second", dimensions: dimensions)
             pacerQueueP99 = Gauge(label: "\(prefix)_pacer_queue_delay_p99_seconds", dimensions: dimensions)
             pacerQueueMax = Gauge(label: "\(prefix)_pacer_queue_delay_max_seconds", dimensions: dimensions)
@@ -77,8 +86,6 @@ public struct SenderMetrics: Sendable {
             for (count, counter) in counts {
                 counter.increment(by: Int64(max(0, count(statistics) - (previous.map(count) ?? 0))))
             }
-            if let rtt = statistics.rttMs { roundTripTime.record(rtt.last / 1000) }
-            if let lost = statistics.receiverFractionLost { lossRatio.record(lost) }
             targetBitrate.record(statistics.targetBitrateKbps.last * 1000)
             pacerQueueP99.record(statistics.pacerQueueMs.p99 / 1000)
             pacerQueueMax.record(statistics.pacerQueueMs.max / 1000)
@@ -87,7 +94,7 @@ public struct SenderMetrics: Sendable {
         func destroy() {
             for (_, counter) in rtcp { counter.destroy() }
             for (_, counter) in counts { counter.destroy() }
-            for gauge in [roundTripTime, lossRatio, targetBitrate, pacerQueueP99, pacerQueueMax] { gauge.destroy() }
+            for gauge in [targetBitrate, pacerQueueP99, pacerQueueMax] { gauge.destroy() }
         }
     }
 }
