@@ -12,17 +12,15 @@ extension EndToEnd {
 
         /// `serve` with a token file and a certificate in the bed's namespace.
         struct SecureBed {
-            let directory = TemporaryDirectory()
-            let certificate: TestCertificate
+            let secrets: ServeAccessEndToEndTests.Secrets
             let bed: Bed
 
             init(_ extra: [String] = []) throws {
-                certificate = try TestCertificate(in: directory)
-                let tokens = directory.file("tokens")
-                try "\(BrowserAccessEndToEndTests.token)\n".write(toFile: tokens, atomically: true, encoding: .utf8)
-                bed = try Bed(["--token-file", tokens, "--tls-cert", certificate.certificatePath, "--tls-key", certificate.privateKeyPath] + extra)
+                secrets = try ServeAccessEndToEndTests.Secrets(token: BrowserAccessEndToEndTests.token)
+                bed = try Bed(secrets.serveArguments + extra)
             }
 
+            var certificate: TestCertificate { secrets.certificate }
             var pageURL: String { bed.base + "#token=" + BrowserAccessEndToEndTests.token }
         }
 
