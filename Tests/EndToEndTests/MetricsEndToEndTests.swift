@@ -162,5 +162,17 @@ extension EndToEnd {
             #expect(Double(stats["framesCaptured"] as? Int ?? 0) >= after.value("camrtp_frames_captured_total") ?? .infinity)
             #expect(Double(stats["packetsSent"] as? Int ?? 0) >= after.value("camrtp_sent_packets_total") ?? .infinity)
         }
+
+        @Test(.timeLimit(.minutes(1)))
+        func aMetricsAddressThatCannotBeUsedIsOneLineAndExit2() throws {
+            let taken = try RefusingTCPPort()
+            for address in ["127.0.0.1:\(taken.port)", "nonsense", "127.0.0.1:70000"] {
+                let result = try CamrtpBinary.run(
+                    ["send", "--source", "testsrc", "--to", "127.0.0.1:\(UDPPorts.freePair())", "--metrics", address], timeout: TestPatience.seconds)
+                #expect(result.status == 2, "\(address): \(result.stderr)")
+                let lines = result.stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].contains("--metrics"), "\(address): \(result.stderr)")
+            }
+        }
     }
 }
