@@ -13,8 +13,7 @@ let package = Package(
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
             "ImageEncoding", "CongestionControl", "Pacing", "RTPSession", "RTPSender", "PlainRTP", "ICE", "STUN", "StreamControl",
-            "WebRTC", "WHIP",
-            "ViewerFanout", "WHEP",
+            "WebRTC", "WHIP", "ViewerFanout", "WHEP", "StreamMetrics", "HTTPAccess", "MetricsHTTP",
         ]),
     ],
     dependencies: [
@@ -33,6 +32,10 @@ let package = Package(
         .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
         .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // HTTPS for serve (through Hummingbird's TLS) and a private CA for publish's WHIP client.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        // The swift-metrics backend behind /metrics (Prometheus text exposition); no Foundation.
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
     ],
     targets: [
         // System libraries: a module map and a shim header each, nothing else.
@@ -84,27 +87,42 @@ let package = Package(
         .target(name: "WHIP", dependencies: [
             logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
+        // A sender's figures as swift-metrics series, for a stream and for each viewer.
+        .target(name: "StreamMetrics", dependencies: ["MediaCore", .product(name: "Metrics", package: "swift-metrics")]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
-        .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
+        .target(name: "ViewerFanout", dependencies: ["MediaCore", "StreamMetrics", .product(name: "Metrics", package: "swift-metrics")]),
+        // Who may use an HTTP endpoint and how it is reached: bearer tokens (RFC 6750) with a
+        // per-address failure limit, and TLS with certificates renewed while serving.
+        .target(name: "HTTPAccess", dependencies: [
+            "MediaCore", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            .product(name: "HummingbirdCore", package: "hummingbird"), .product(name: "HummingbirdTLS", package: "hummingbird"), .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOSSL", package: "swift-nio-ssl"),
+            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+        ]),
+        // GET /metrics: the Prometheus text a renderer gives, behind a token; and a listener of its own.
+        .target(name: "MetricsHTTP", dependencies: [
+            "HTTPAccess", logging, .product(name: "Hummingbird", package: "hummingbird"),
+        ]),
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
         // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
         .target(name: "WHEP", dependencies: [
-            "MediaCore", "ViewerFanout", "WebRTC", logging,
+            "MediaCore", "ViewerFanout", "WebRTC", "HTTPAccess", "MetricsHTTP", logging,
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
-            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
         ]),
         .target(name: "CameraRTP", dependencies: [
-            "MediaCore", "Capture", "Adaptation", "VP8", "ImageEncoding", logging,
+            "MediaCore", "Capture", "Adaptation", "VP8", "ImageEncoding", "StreamMetrics", logging,
             .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // Live control of a running stream: commands, their JSON lines and the Unix-socket server.
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSession", "RTPSender", "PlainRTP", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", logging,
-            .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", "HTTPAccess",
+            "MetricsHTTP", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,
         ]),
@@ -151,13 +169,17 @@ let package = Package(
         ]),
         .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
         .testTarget(name: "WHEPTests", dependencies: [
-            "WHEP", "MediaCore", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            "WHEP", "MediaCore", "HTTPAccess", "MetricsHTTP", logging, .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
+        .testTarget(name: "HTTPAccessTests", dependencies: [
+            "HTTPAccess", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
+            .product(name: "NIOSSL", package: "swift-nio-ssl"),
+        ]),
         .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
-            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport",
+            "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport", "StreamMetrics",
             .product(name: "Metrics", package: "swift-metrics"),
             .product(name: "MetricsTestKit", package: "swift-metrics"),
         ]),

@@ -1,9 +1,14 @@
 import Metrics
 import MediaCore
+import StreamMetrics
 import Synchronization
 
 /// Counts what happens, where it happens, from any thread; and mirrors every count into
-/// swift-metrics, whose backend the application may bootstrap (the default discards them).
+/// swift-metrics, whose backend the application may bootstrap (the default discards them), under
+/// Prometheus's conventions: `camrtp_frames_captured_total`, `camrtp_frames_encoded_total`,
+/// `camrtp_frames_dropped_total{reason}`, `camrtp_keyframes_encoded_total`, the encode time and
+/// the capture-to-wire latency as timers in seconds, `camrtp_sent_*` (`SentTraffic`) and a network
+/// sink's figures as `camrtp_*` (`SenderMetrics`).
 public final class PipelineStats: Sendable {
     private struct State {
         var framesCaptured = 0
@@ -17,18 +22,17 @@ public final class PipelineStats: Sendable {
         var sender: SenderStatistics?
         var startNs: Int64?
         var endNs: Int64?
+        var sent: SentTraffic
+        var network: SenderMetrics
     }
 
-    private let state = Mutex(State())
+    private let state: Mutex<State>
     private let capturedCounter: Counter
     private let encodedCounter: Counter
     private let keyframeCounter: Counter
-    private let packetCounter: Counter
-    private let byteCounter: Counter
     private let dropCounters: [FrameDropReason: Counter]
     private let encodeTimer: Timer
     private let latencyTimer: Timer
-    private let network: NetworkMetrics
     /// False in `--pace fast`, where frames carry media time that runs ahead of the clock, so the
     /// time from "capture" to the wire means nothing.
     public let measuresLatency: Bool
@@ -37,17 +41,17 @@ public final class PipelineStats: Sendable {
     ///   several pipelines can tell them apart, such as `[("stream", "lobby-camera")]`.
     public init(measuresLatency: Bool = true, metricsDimensions: [(String, String)] = []) {
         self.measuresLatency = measuresLatency
-        capturedCounter = Counter(label: "camrtp_frames_captured", dimensions: metricsDimensions)
-        encodedCounter = Counter(label: "camrtp_frames_encoded", dimensions: metricsDimensions)
-        keyframeCounter = Counter(label: "camrtp_keyframes", dimensions: metricsDimensions)
-        packetCounter = Counter(label: "camrtp_packets_sent", dimensions: metricsDimensions)
-        byteCounter = Counter(label: "camrtp_bytes_sent", dimensions: metricsDimensions)
+        capturedCounter = Counter(label: "camrtp_frames_captured_total", dimensions: metricsDimensions)
+        encodedCounter = Counter(label: "camrtp_frames_encoded_total", dimensions: metricsDimensions)
+        keyframeCounter = Counter(label: "camrtp_keyframes_encoded_total", dimensions: metricsDimensions)
         dropCounters = Dictionary(uniqueKeysWithValues: FrameDropReason.allCases.map {
-            ($0, Counter(label: "camrtp_frames_dropped", dimensions: metricsDimensions + [("reason", $0.rawValue)]))
+            ($0, Counter(label: "camrtp_frames_dropped_total", dimensions: metricsDimensions + [("reason", $0.rawValue)]))
         })
-        encodeTimer = Timer(label: "camrtp_encode_time", dimensions: metricsDimensions)
-        latencyTimer = Timer(label: "camrtp_capture_to_wire_latency", dimensions: metricsDimensions)
-        network = NetworkMetrics(dimensions: metricsDimensions)
+        encodeTimer = Timer(label: "camrtp_encode_duration_seconds", dimensions: metricsDimensions)
+        latencyTimer = Timer(label: "camrtp_capture_to_wire_latency_seconds", dimensions: metricsDimensions)
+        state = Mutex(State(
+            sent: SentTraffic(prefix: "camrtp", dimensions: metricsDimensions),
+            network: SenderMetrics(prefix: "camrtp", dimensions: metricsDimensions)))
     }
 
     func markStarted() {
@@ -94,23 +98,20 @@ public final class PipelineStats: Sendable {
                 $0.packetsSent += packets
                 $0.bytesSent += bytes
                 if measuresLatency { $0.latencies.record(nanoseconds: latencyNs) }
+                $0.sent.record(packets: packets, bytes: bytes, nowNs: deliveredNs)
             }
-            packetCounter.increment(by: Int64(packets))
-            byteCounter.increment(by: Int64(bytes))
             if measuresLatency { latencyTimer.recordNanoseconds(latencyNs) }
         case .overheadSent(let packets, let bytes):
             state.withLock {
                 $0.packetsSent += packets
                 $0.bytesSent += bytes
+                $0.sent.record(packets: packets, bytes: bytes, nowNs: nil)
             }
-            packetCounter.increment(by: Int64(packets))
-            byteCounter.increment(by: Int64(bytes))
         case .statistics(let statistics):
-            let previous = state.withLock { state in
-                defer { state.sender = statistics }
-                return state.sender
+            state.withLock { state in
+                state.sender = statistics
+                state.network.record(statistics)
             }
-            network.record(statistics, previous: previous)
         case .keyframeRequested:
             break
         }
@@ -131,43 +132,5 @@ public final class PipelineStats: Sendable {
                     max: state.latencies.maxMs),
                 durationSeconds: seconds, sender: state.sender)
         }
-    }
-}
-
-/// The sender's figures as swift-metrics: counters grow by what changed since the last report,
-/// gauges carry RTT, loss and the target rate over time.
-private struct NetworkMetrics: Sendable {
-    private let rtcpCounters: [(count: @Sendable (SenderStatistics.RTCPReceived) -> Int, counter: Counter)]
-    private let retransmittedCounter: Counter
-    private let keyframesOnRequestCounter: Counter
-    private let roundTripTime: Gauge
-    private let fractionLost: Gauge
-    private let targetBitrate: Gauge
-
-    init(dimensions: [(String, String)]) {
-        let types: [(@Sendable (SenderStatistics.RTCPReceived) -> Int, String)] = [
-            ({ $0.rr }, "rr"), ({ $0.sr }, "sr"), ({ $0.nack }, "nack"), ({ $0.pli }, "pli"), ({ $0.fir }, "fir"),
-            ({ $0.remb }, "remb"), ({ $0.twcc }, "twcc"), ({ $0.other }, "other"), ({ $0.rejected }, "rejected"),
-        ]
-        rtcpCounters = types.map { ($0.0, Counter(label: "camrtp_rtcp_received", dimensions: dimensions + [("type", $0.1)])) }
-        retransmittedCounter = Counter(label: "camrtp_packets_retransmitted", dimensions: dimensions)
-        keyframesOnRequestCounter = Counter(label: "camrtp_keyframes_on_request", dimensions: dimensions)
-        roundTripTime = Gauge(label: "camrtp_rtt_ms", dimensions: dimensions)
-        fractionLost = Gauge(label: "camrtp_receiver_fraction_lost", dimensions: dimensions)
-        targetBitrate = Gauge(label: "camrtp_target_bitrate_kbps", dimensions: dimensions)
-    }
-
-    func record(_ statistics: SenderStatistics, previous: SenderStatistics?) {
-        for (count, counter) in rtcpCounters {
-            let growth = count(statistics.rtcpReceived) - (previous.map { count($0.rtcpReceived) } ?? 0)
-            if growth > 0 { counter.increment(by: Int64(growth)) }
-        }
-        let retransmitted = statistics.packetsRetransmitted - (previous?.packetsRetransmitted ?? 0)
-        if retransmitted > 0 { retransmittedCounter.increment(by: Int64(retransmitted)) }
-        let onRequest = statistics.keyframesOnRequest - (previous?.keyframesOnRequest ?? 0)
-        if onRequest > 0 { keyframesOnRequestCounter.increment(by: Int64(onRequest)) }
-        if let rtt = statistics.rttMs { roundTripTime.record(rtt.last) }
-        if let lost = statistics.receiverFractionLost { fractionLost.record(lost) }
-        targetBitrate.record(statistics.targetBitrateKbps.last)
     }
 }

@@ -1,4 +1,5 @@
 import MediaCore
+import Metrics
 
 /// One capture and one encoder shared by many viewers: an `EncodedFrameSink` that hands every
 /// encoded frame to each viewer's own sink (a WebRTC sender per viewer, each with its own ICE,
@@ -12,6 +13,8 @@ import MediaCore
 ///   resynchronises on a keyframe, and a failing one is removed; neither blocks the others.
 /// - With no viewer, the encoder is told the network is congested, so frames are dropped before
 ///   encoding and an idle server costs capture only.
+/// - Each viewer's figures are also swift-metrics series labelled with its `metricsLabel`
+///   (`ViewerMetrics`), and `camrtp_viewers_connected` counts the viewers.
 public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     /// A viewer ended, with its final figures: closed by `removeViewer` or `finish` (error nil),
     /// or by the error its sink threw.
@@ -26,6 +29,8 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     private var reporter = SinkReporter.ignoring
     private var channels: [Int: ViewerChannel] = [:]
     private var statistics: [Int: ViewerStatistics] = [:]
+    private var metrics: [Int: ViewerMetrics] = [:]
+    private let connectedGauge = Gauge(label: "camrtp_viewers_connected")
     private var joinedNs: [Int: Int64] = [:]
     private var nextID = 1
     private var finished = false
@@ -64,9 +69,10 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
 
     /// Adds a viewer while the stream runs (or before it starts). Its sink is attached on the
     /// viewer's own thread, gets frames from the next keyframe on, and is finished when the viewer
-    /// is removed. Returns the viewer's id, or nil once the stream has finished.
+    /// is removed. Returns the viewer's id, or nil once the stream has finished. Its series are
+    /// labelled `metricsLabel`, or its id.
     @discardableResult
-    public func addViewer(_ sink: any EncodedFrameSink) -> Int? {
+    public func addViewer(_ sink: any EncodedFrameSink, metricsLabel: String? = nil) -> Int? {
         let channel: ViewerChannel
         let id: Int
         let control: ViewerEncoderControl
@@ -80,6 +86,8 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             control = ViewerEncoderControl(id: id, owner: self)
             channels[id] = channel
             statistics[id] = ViewerStatistics(id: id)
+            metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id))
+            connectedGauge.record(channels.count)
             let now = clock()
             joinedNs[id] = now
             apply(steering.addViewer(id, nowNs: now))
@@ -99,6 +107,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         let channel: ViewerChannel? = lock.withLock {
             guard let channel = channels.removeValue(forKey: id) else { return nil }
             apply(steering.removeViewer(id))
+            connectedGauge.record(channels.count)
             return channel
         }
         channel?.close()
@@ -122,6 +131,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         apply(steering.poll(nowNs: now))
         for (id, channel) in channels {
             let offer = channel.offer(frame)
+            metrics[id]?.record(offer)
             guard var stats = statistics[id] else { continue }
             switch offer {
             case .queued:
@@ -143,6 +153,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     public func finish() throws {
         let closing: [ViewerChannel] = lock.withLock {
             finished = true
+            connectedGauge.record(0)
             defer { channels.removeAll() }
             return Array(channels.values)
         }
@@ -155,7 +166,10 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     func viewerRequestedKeyframe(_ id: Int, counted: Bool = true) {
         lock.withLock {
             guard channels[id] != nil else { return }
-            if counted { statistics[id]?.keyframeRequests += 1 }
+            if counted {
+                statistics[id]?.keyframeRequests += 1
+                metrics[id]?.keyframeRequested()
+            }
             apply(steering.keyframeRequested(nowNs: clock()))
         }
     }
@@ -190,6 +204,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     private func record(_ event: SinkEvent, from id: Int) {
         lock.lock()
         var forward = false
+        metrics[id]?.record(event)
         if var stats = statistics[id] {
             switch event {
             case .frameDelivered(_, let packets, let bytes, _):
@@ -217,7 +232,11 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     private func channelEnded(_ id: Int, error: (any Error)?) {
         let final: ViewerStatistics? = lock.withLock {
             joinedNs[id] = nil
-            if channels.removeValue(forKey: id) != nil { apply(steering.removeViewer(id)) }
+            if channels.removeValue(forKey: id) != nil {
+                apply(steering.removeViewer(id))
+                connectedGauge.record(channels.count)
+            }
+            metrics.removeValue(forKey: id)?.destroy()
             return statistics.removeValue(forKey: id)
         }
         if let final { onViewerEnded?(final, error) }

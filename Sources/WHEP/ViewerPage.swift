@@ -4,8 +4,10 @@
 /// trickle), charts bitrate, RTT, loss and frames from `getStats()` once a second on canvases,
 /// and asks for a keyframe with `POST <session>/keyframe`: a page has no API to send a PLI.
 ///
-/// `?whep=URL` points it at another endpoint (CORS is open). `window.camrtpViewer` holds the
-/// state, the latest figures and their history, for tests that drive the page.
+/// `?whep=URL` points it at another endpoint (CORS is open). A server that wants a bearer token
+/// gets the one in the URL's fragment (`#token=...`, which browsers never send to a server) or
+/// in the page's token field, as `Authorization: Bearer` on the offer. `window.camrtpViewer`
+/// holds the state, the latest figures and their history, for tests that drive the page.
 public enum ViewerPage {
     public static let html = """
     <!doctype html>
@@ -37,6 +39,7 @@ public enum ViewerPage {
       <button id="keyframe" disabled>Keyframe</button>
       <button id="stop" disabled>Disconnect</button>
       <button id="start">Reconnect</button>
+      <input id="token" type="password" placeholder="token" autocomplete="off" aria-label="token">
     </header>
     <div id="error"></div>
     <main>
@@ -57,6 +60,10 @@ public enum ViewerPage {
     const series = { bitrate: [], rtt: [], loss: [], fps: [] };
     const units = { bitrate: "kbit/s", rtt: "ms", loss: "%", fps: "fps" };
     let pc = null, timer = null, previous = null;
+
+    function token() {
+      return new URLSearchParams(location.hash.slice(1)).get("token") || $("token").value.trim() || null;
+    }
 
     function setState(state) { viewer.state = state; $("state").textContent = state; }
     function fail(message) { viewer.error = String(message); $("error").textContent = viewer.error; setState("failed"); }
@@ -83,8 +90,11 @@ public enum ViewerPage {
       try {
         await pc.setLocalDescription(await pc.createOffer());
         await gatheringComplete(pc);
-        const response = await fetch(endpoint, { method: "POST", headers: { "Content-Type": "application/sdp" }, body: pc.localDescription.sdp });
+        const headers = { "Content-Type": "application/sdp" };
+        if (token()) headers["Authorization"] = "Bearer " + token();
+        const response = await fetch(endpoint, { method: "POST", headers, body: pc.localDescription.sdp });
         const text = await response.text();
+        if (response.status === 401) throw new Error("this server needs a token: enter it above and press Reconnect (" + text.trim() + ")");
         if (response.status !== 201) throw new Error("WHEP " + response.status + ": " + text.trim());
         viewer.resource = new URL(response.headers.get("Location"), endpoint).href;
         await pc.setRemoteDescription({ type: "answer", sdp: text });
@@ -173,6 +183,7 @@ public enum ViewerPage {
     $("keyframe").onclick = keyframe;
     $("stop").onclick = stop;
     $("start").onclick = start;
+    $("token").hidden = new URLSearchParams(location.hash.slice(1)).has("token");
     window.addEventListener("pagehide", () => { if (viewer.resource) fetch(viewer.resource, { method: "DELETE", keepalive: true }); });
     start();
     </script>

@@ -1,7 +1,8 @@
+import HTTPAccess
 import Hummingbird
 import Logging
 import MediaCore
-import ServiceLifecycle
+import MetricsHTTP
 import Synchronization
 
 /// The WHEP endpoint (draft-ietf-wish-whep, on RFC 9725's resource model) and the viewer page,
@@ -15,6 +16,13 @@ import Synchronization
 /// | `POST /whep/<id>/keyframe` | 204 once the encoder is asked for a keyframe |
 /// | `PATCH /whep/<id>` | 405: offers carry all candidates (no trickle ICE) |
 /// | `OPTIONS` anything | 204 with CORS and `Accept-Post` |
+/// | `GET /metrics` | the Prometheus text, when `metrics` is set |
+///
+/// With an `authenticator`, `POST /whep` needs a bearer token (RFC 6750; see
+/// `BearerAuthenticator` for the answers), and so does `/metrics` unless its page has an
+/// authenticator of its own. A session's resource needs no token: its id (128 random bits) is
+/// the capability, and unknown ids count as failures of the address that asked, like wrong tokens.
+/// With `tls` the server speaks HTTPS, and `allowedOrigins` narrows CORS.
 ///
 /// Offers are bounded (64 KiB by default; 413 beyond), must say `application/sdp` (415), and
 /// beyond `maxViewers` sessions get 503, and offers beyond `offersPerSecond` (with a burst of
@@ -29,6 +37,14 @@ public final class WHEPServer: Sendable {
         public var offerBurst: Int
         /// The page `GET /` serves.
         public var page: String
+        /// Who may offer (and scrape, unless the metrics page has its own); nil: anyone.
+        public var authenticator: BearerAuthenticator?
+        /// HTTPS with these credentials; nil: plain HTTP.
+        public var tls: TLSCredentialStore?
+        /// The origins whose pages may call the endpoint; empty: any.
+        public var allowedOrigins: [String] = []
+        /// `GET /metrics`; nil: not served.
+        public var metrics: MetricsPage?
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maxViewers: Int = 8, maxOfferBytes: Int = 64 * 1024,
@@ -71,16 +87,30 @@ public final class WHEPServer: Sendable {
     public var resourceIDs: [String] { registry.resourceIDs }
 
     /// The routes, for `run` and for tests that drive them without a socket.
-    public func makeRouter() -> Router<BasicRequestContext> {
-        let router = Router()
-        router.middlewares.add(WHEPCORSMiddleware())
+    public func makeRouter() -> Router<AddressedRequestContext> {
+        let router = Router(context: AddressedRequestContext.self)
+        router.middlewares.add(WHEPCORSMiddleware(allowedOrigins: configuration.allowedOrigins))
         router.get("/") { _, _ in self.pageResponse() }
-        router.post("/whep") { request, _ in await self.offer(request) }
-        router.delete("/whep/:id") { _, context in await self.delete(context.parameters.get("id") ?? "") }
+        router.post("/whep") { request, context in
+            if let refusal = self.refusal(request, context) { return Response(refusal: refusal) }
+            return await self.offer(request)
+        }
+        router.delete("/whep/:id") { _, context in
+            await self.withSession(context) { id, _ in await self.delete(id) }
+        }
         router.patch("/whep/:id") { _, _ in
             Self.text(.methodNotAllowed, "trickle ICE is not supported: send all candidates in the offer", headers: [.allow: "DELETE"])
         }
-        router.post("/whep/:id/keyframe") { _, context in self.keyframe(context.parameters.get("id") ?? "") }
+        router.post("/whep/:id/keyframe") { _, context in
+            await self.withSession(context) { _, session in
+                session.requestKeyframe()
+                return Response(status: .noContent)
+            }
+        }
+        if let metrics = configuration.metrics {
+            let page = metrics.authenticator == nil ? MetricsPage(authenticator: configuration.authenticator, render: metrics.render) : metrics
+            router.get("/metrics") { request, context in page.response(to: request, context: context) }
+        }
         return router
     }
 
@@ -90,20 +120,12 @@ public final class WHEPServer: Sendable {
     public func run(listening: @escaping @Sendable (_ port: Int) async -> Void = { _ in }) async throws {
         let app = Application(
             router: makeRouter(),
+            server: try configuration.tls?.serverBuilder() ?? .http1(),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "camrtp"),
             onServerRunning: { channel in await listening(channel.localAddress?.port ?? 0) },
             logger: logger)
-        // Cancellation alone would tear the listener down mid-request (and Hummingbird logs that
-        // as an error); the group runs in a task of its own, which the caller's cancellation does
-        // not reach, and is shut down gracefully instead.
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: [], logger: logger))
-        let running = Task { try await group.run() }
         do {
-            try await withTaskCancellationHandler {
-                try await running.value
-            } onCancel: {
-                Task { await group.triggerGracefulShutdown() }
-            }
+            try await GracefulService.run(app, logger: logger)
         } catch {
             await closeAll()
             throw error
@@ -173,17 +195,34 @@ public final class WHEPServer: Sendable {
             body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
     }
 
+    /// A refusal from the authenticator, or nil when the request may go on (or nothing is checked).
+    private func refusal(_ request: Request, _ context: AddressedRequestContext) -> AccessRefusal? {
+        guard let authenticator = configuration.authenticator,
+              case .refused(let refusal) = authenticator.check(authorization: request.headers[.authorization], from: context.peerAddress)
+        else { return nil }
+        return refusal
+    }
+
+    /// Runs `body` for the session the path names. An address that keeps naming sessions that do
+    /// not exist is guessing, and is slowed down as a wrong token would be.
+    private func withSession(
+        _ context: AddressedRequestContext, _ body: (String, any WHEPSession) async -> Response
+    ) async -> Response {
+        let address = context.peerAddress
+        if let refusal = configuration.authenticator?.refusalIfSlowed(address) { return Response(refusal: refusal) }
+        let id = context.parameters.get("id") ?? ""
+        guard let session = registry.session(id) else {
+            configuration.authenticator?.recordFailure(from: address)
+            return Self.text(.notFound, "no such session")
+        }
+        return await body(id, session)
+    }
+
     private func delete(_ id: String) async -> Response {
         guard let session = registry.remove(id) else { return Self.text(.notFound, "no such session") }
         await session.close()
         logger.info("viewer left", metadata: ["resource": "\(id)"])
         return Response(status: .ok)
-    }
-
-    private func keyframe(_ id: String) -> Response {
-        guard let session = registry.session(id) else { return Self.text(.notFound, "no such session") }
-        session.requestKeyframe()
-        return Response(status: .noContent)
     }
 
     static func text(_ status: HTTPResponse.Status, _ message: String, headers: HTTPFields = [:]) -> Response {

@@ -79,7 +79,7 @@ final class WebRTCViewerSession: WHEPSession {
                 try await sender.waitUntilConnected()
                 let joined = viewer.withLock { state -> Bool in
                     guard !state.closed else { return false }
-                    state.id = fanout.addViewer(sender)
+                    state.id = fanout.addViewer(sender, metricsLabel: resourceID)
                     return state.id != nil
                 }
                 if joined {

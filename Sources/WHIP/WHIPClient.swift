@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOSSL
 
 /// A published session: the endpoint's answer and the resource to DELETE when done.
 public struct WHIPSession: Sendable, Hashable {
@@ -17,7 +18,9 @@ public struct WHIPSession: Sendable, Hashable {
 /// response; every failure is a `WHIPError` that says what the endpoint did.
 ///
 /// It owns its HTTP client, which does not retry a refused connection (an endpoint that is not
-/// there is reported at once), and shuts it down when released.
+/// there is reported at once), and shuts it down when released. An `https://` endpoint's
+/// certificate is verified against the system's trust store and its name checked; `caFile` adds
+/// a private CA. Verification cannot be turned off.
 public final class WHIPClient: Sendable {
     /// An answer is a few kB; a larger body is refused.
     public static let defaultMaximumResponseBytes = 256 * 1024
@@ -34,11 +37,15 @@ public final class WHIPClient: Sendable {
     /// - Parameters:
     ///   - endpoint: the WHIP endpoint's URL, `http://` or `https://`.
     ///   - timeoutNs: for each exchange, connecting included.
+    ///   - caFile: PEM certificates of CAs to trust besides the system's.
     public init(
         endpoint: String, bearerToken: String? = nil, timeoutNs: Int64 = 10_000_000_000,
-        maximumResponseBytes: Int = WHIPClient.defaultMaximumResponseBytes, logger: Logger = Logger(label: "camrtp.whip")
+        maximumResponseBytes: Int = WHIPClient.defaultMaximumResponseBytes, caFile: String? = nil,
+        logger: Logger = Logger(label: "camrtp.whip")
     ) throws(WHIPError) {
         guard let url = ResourceURL(parsing: endpoint) else { throw .invalidURL(endpoint) }
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile { tls.additionalTrustRoots = [.certificates(try Self.certificates(in: caFile))] }
         self.endpoint = url
         self.bearerToken = bearerToken
         self.timeoutNs = timeoutNs
@@ -47,7 +54,19 @@ public final class WHIPClient: Sendable {
         var configuration = HTTPClient.Configuration()
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.timeout.connect = .nanoseconds(timeoutNs)
+        configuration.tlsConfiguration = tls
         client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
+    }
+
+    private static func certificates(in caFile: String) throws(WHIPError) -> [NIOSSLCertificate] {
+        let certificates: [NIOSSLCertificate]
+        do {
+            certificates = try NIOSSLCertificate.fromPEMFile(caFile)
+        } catch {
+            throw .caFile(path: caFile, reason: "cannot be read or holds no PEM certificate (\(error))")
+        }
+        guard !certificates.isEmpty else { throw .caFile(path: caFile, reason: "holds no PEM certificate") }
+        return certificates
     }
 
     deinit {
@@ -106,6 +125,9 @@ public final class WHIPClient: Sendable {
     private func classify(_ error: any Error, method: String, url: ResourceURL) -> WHIPError {
         if let error = error as? WHIPError { return error }
         if error is NIOTooManyBytesError { return .responseTooLarge(limit: maximumResponseBytes) }
+        if error is NIOSSLError || error is NIOSSLExtraError {
+            return .untrustedCertificate(url: url.description, detail: String("\(error)".prefix(Self.maximumQuotedBodyCharacters)))
+        }
         if let error = error as? HTTPClientError, error == .deadlineExceeded || error == .connectTimeout || error == .readTimeout {
             return .timeout(method: method, url: url.description, seconds: Double(timeoutNs) / 1e9)
         }

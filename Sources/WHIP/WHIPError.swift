@@ -15,8 +15,12 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     case responseTooLarge(limit: Int)
     case timeout(method: String, url: String, seconds: Double)
     case connectionRefused(url: String)
-    /// Any other failure of the HTTP exchange (name resolution, TLS, a reset connection).
+    /// Any other failure of the HTTP exchange (name resolution, a reset connection).
     case transport(method: String, url: String, detail: String)
+    /// The TLS handshake failed: mostly a certificate that is not trusted or not the host's.
+    case untrustedCertificate(url: String, detail: String)
+    /// `--ca-file` cannot be used.
+    case caFile(path: String, reason: String)
 
     public var description: String {
         switch self {
@@ -33,6 +37,9 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
             "WHIP \(method) \(url) got no answer within \(Self.seconds(seconds)) s (raise --http-timeout?)"
         case .connectionRefused(let url): "WHIP endpoint \(url) refused the connection (is the server running?)"
         case .transport(let method, let url, let detail): "WHIP \(method) \(url) failed: \(detail)"
+        case .untrustedCertificate(let url, let detail):
+            "the TLS handshake with \(url) failed: \(detail) (a certificate of a private CA needs --ca-file; the name in --whip must be one the certificate names)"
+        case .caFile(let path, let reason): "--ca-file \(path) \(reason)"
         }
     }
 

@@ -56,8 +56,10 @@ struct Main {
             return 2
         case let error as WHIPError:
             say("\(error)")
-            if case .invalidURL = error { return 2 }
-            return 1
+            switch error {
+            case .invalidURL, .caFile: return 2
+            default: return 1
+            }
         case let error as WebRTCError:
             say("\(error)")
             return 1

@@ -16,7 +16,7 @@ struct PublishCommand: CamrtpCommand {
             DELETE of the 201's Location, and camrtp exits 0.
 
               camrtp publish --source testsrc --whip http://127.0.0.1:8080/whip/cam1
-              camrtp publish --whip https://ingest.example/whip --bearer $TOKEN --stun stun.example.org:3478
+              camrtp publish --whip https://ingest.example/whip --bearer-file token --stun stun.example.org:3478
             """)
 
     @OptionGroup var input: SourceOptions
@@ -25,10 +25,14 @@ struct PublishCommand: CamrtpCommand {
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
+    @OptionGroup var metrics: MetricsOptions
     @OptionGroup var logging: LoggingOptions
 
     func execute() async throws {
-        let whip = try WHIPClient(endpoint: publish.whip, bearerToken: publish.bearer, timeoutNs: Int64(publish.httpTimeout * 1e9))
+        let whip = try WHIPClient(
+            endpoint: publish.whip, bearerToken: try publish.bearerToken(), timeoutNs: Int64(publish.httpTimeout * 1e9),
+            caFile: publish.caFile)
+        let metricsListener = try await metrics.start()
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let configuration = try webrtc.senderConfiguration(encoder: encoder)
         let pipelineConfiguration = adapt.pipelineConfiguration(
@@ -51,9 +55,11 @@ struct PublishCommand: CamrtpCommand {
         } catch {
             try? await whip.stop(session)
             StopSignals.removeCleanup(cleanup)
+            await metricsListener?.stop()
             throw error
         }
         defer { StopSignals.removeCleanup(cleanup) }
+        await metricsListener?.stop()
         try await whip.stop(session)
         printNote(Self.summary(snapshot, sender.statistics))
     }

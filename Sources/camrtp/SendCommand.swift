@@ -27,11 +27,13 @@ struct SendCommand: CamrtpCommand {
 
     @OptionGroup var arguments: SendArguments
     @OptionGroup var control: ControlSocketOptions
+    @OptionGroup var metrics: MetricsOptions
 
     var logging: LoggingOptions { arguments.logging }
 
     func execute() async throws {
         let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
+        let metricsListener = try await metrics.start()
         let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let trace = try stream.traceBwe.map(BWETraceFile.init(path:))
@@ -47,7 +49,14 @@ struct SendCommand: CamrtpCommand {
                 for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
             sink: sender)
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
-        let snapshot = try await control.serving(pipeline) { try await PipelineRunner.run(pipeline, stats: arguments.statsOptions) }
+        let snapshot: StatsSnapshot
+        do {
+            snapshot = try await control.serving(pipeline) { try await PipelineRunner.run(pipeline, stats: arguments.statsOptions) }
+        } catch {
+            await metricsListener?.stop()
+            throw error
+        }
+        await metricsListener?.stop()
         let transport = sender.transportStatistics
         var summary = "sent \(snapshot.framesEncoded) frames in \(snapshot.packetsSent) packets (\(snapshot.totalDropped) dropped, "
             + "\(snapshot.keyframes) keyframes), \(DecimalText.fixed(snapshot.bitrateKbps, decimals: 0)) kbit/s, "

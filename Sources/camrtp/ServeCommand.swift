@@ -2,6 +2,7 @@ import ArgumentParser
 import CameraRTP
 import Logging
 import MediaCore
+import MetricsHTTP
 import Synchronization
 import ViewerFanout
 import WHEP
@@ -21,12 +22,18 @@ struct ServeCommand: CamrtpCommand {
             while nobody watches, frames are dropped before the encoder. Ctrl-C closes every \
             viewer and exits 0.
 
+            On an address other machines can reach, viewers need a bearer token (--token-file or \
+            CAMRTP_SERVE_TOKEN; the page takes it from #token=... or asks), unless --no-auth. \
+            SIGHUP re-reads the token files and the certificate without dropping a viewer. \
+            GET /metrics gives Prometheus metrics, behind the same token (or --metrics-token-file).
+
               camrtp serve --source testsrc
-              camrtp serve --http 0.0.0.0:8080 --max-viewers 4 --stun stun.example.org:3478
+              camrtp serve --http 0.0.0.0:8443 --token-file tokens --tls-cert fullchain.pem --tls-key privkey.pem
             """)
 
     @OptionGroup var input: SourceOptions
     @OptionGroup var serve: ServeOptions
+    @OptionGroup var access: ServeAccessOptions
     @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
@@ -35,14 +42,21 @@ struct ServeCommand: CamrtpCommand {
 
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
+        let access = try ServeAccess(self.access, listeningOn: host, http: serve.http)
+        let renderMetrics = PrometheusBackend.bootstrap()
         let configuration = try webrtc.senderConfiguration(encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
             onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
         let logger = Logger(label: "camrtp.serve")
+        var serverConfiguration = WHEPServer.Configuration(host: host, port: port, maxViewers: serve.maxViewers)
+        serverConfiguration.authenticator = access.viewers
+        serverConfiguration.tls = access.tls
+        serverConfiguration.allowedOrigins = self.access.allowedOrigins
+        serverConfiguration.metrics = MetricsPage(authenticator: access.metrics, render: renderMetrics)
         let server = WHEPServer(
-            configuration: .init(host: host, port: port, maxViewers: serve.maxViewers),
+            configuration: serverConfiguration,
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
         let pipeline = try StreamPipeline(
             source: source,
@@ -53,8 +67,9 @@ struct ServeCommand: CamrtpCommand {
         let serving = Task {
             do {
                 try await server.run { port in
-                    let shown = host.contains(":") ? "[\(host)]" : host
-                    printNote("serving \(source.summary) at http://\(shown):\(port)/ (WHEP endpoint http://\(shown):\(port)/whep)")
+                    let base = "\(access.scheme)://\(HostPort.urlHost(host)):\(port)/"
+                    printNote("serving \(source.summary) at \(base) (WHEP endpoint \(base)whep)" + (access.viewers == nil ? "" : "; viewers need a token"))
+                    StopSignals.reloadOnHangUp { access.reload() }
                 }
             } catch is CancellationError {
             } catch {

@@ -12,15 +12,7 @@ struct ServeOptions: ParsableArguments {
     var maxViewers: Int = 8
 
     /// `--http` split into host and port.
-    var listenAddress: (host: String, port: Int)? {
-        guard let colon = http.lastIndex(of: ":"), let port = Int(http[http.index(after: colon)...]), (0...65535).contains(port) else {
-            return nil
-        }
-        var host = String(http[..<colon])
-        if host.hasPrefix("[") && host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty, !host.contains(where: { $0 == "[" || $0 == "]" || $0 == " " }) else { return nil }
-        return (host, port)
-    }
+    var listenAddress: (host: String, port: Int)? { HostPort.parse(http) }
 
     func validate() throws {
         guard listenAddress != nil else {

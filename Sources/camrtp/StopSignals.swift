@@ -15,9 +15,13 @@ import Synchronization
 ///
 /// The handler only writes the signal's number to a pipe (all a handler may safely do); a thread
 /// of ours reads it and acts.
+///
+/// SIGHUP keeps its default (it ends camrtp) unless a command asks to reload on it (`serve`
+/// re-reads its token file and certificate): then it runs the reload, on the same thread.
 enum StopSignals {
     private struct State {
         var stop: (@Sendable () -> Void)?
+        var reload: (@Sendable () -> Void)?
         var cleanups: [Int: @Sendable () -> Void] = [:]
         var nextCleanup = 0
     }
@@ -47,6 +51,16 @@ enum StopSignals {
                 }
             }
         }
+        catchSignals([SIGINT, SIGTERM])
+    }
+
+    /// Runs `reload` on every SIGHUP from now on.
+    static func reloadOnHangUp(_ reload: @escaping @Sendable () -> Void) {
+        state.withLock { $0.reload = reload }
+        catchSignals([SIGHUP])
+    }
+
+    private static func catchSignals(_ numbers: [Int32]) {
         var action = sigaction()
         action.__sigaction_handler.sa_handler = { number in
             var number = number
@@ -58,7 +72,7 @@ enum StopSignals {
         action.sa_flags = SA_RESTART
         var signals = sigset_t()
         sigemptyset(&signals)
-        for number in [SIGINT, SIGTERM] {
+        for number in numbers {
             sigaction(number, &action, nil)
             sigaddset(&signals, number)
         }
@@ -88,6 +102,10 @@ enum StopSignals {
     }
 
     private static func handle(_ number: Int32) {
+        if number == SIGHUP {
+            state.withLock { $0.reload }?()
+            return
+        }
         let (stop, cleanups) = state.withLock { ($0.stop, Array($0.cleanups.values)) }
         if let stop {
             stop()

@@ -19,26 +19,27 @@ extension EndToEnd {
             let server: ExternalTool.Running
             let base: String
 
-            init(source: String = "testsrc:320x240@30", _ extra: [String] = []) throws {
+            init(source: String = "testsrc:320x240@30", _ extra: [String] = [], environment: [String: String] = [:]) throws {
                 if let reason = WHEPServeEndToEndTests.unavailableReason { try Test.cancel("WHEP with aiortc: \(reason)") }
                 namespace = try NetworkNamespace(purpose: "whep")
                 do {
                     server = try namespace.start(
                         [CamrtpBinary.path, "serve", "--source", source, "--http", "127.0.0.1:0",
-                         "--local-address", NetworkNamespace.ipv4Address] + extra)
+                         "--local-address", NetworkNamespace.ipv4Address] + extra, environment: environment)
                 } catch {
                     namespace.remove()
                     throw error
                 }
                 let line = server.waitForLine(containing: "serving", in: .stderr)
-                guard let line, let start = line.range(of: "at http://"), let end = line[start.upperBound...].firstIndex(of: " ") else {
+                // http:// or https://
+                guard let line, let start = line.range(of: " at http"), let end = line[start.upperBound...].firstIndex(of: " ") else {
                     let output = server.output(.stderr)
                     server.interrupt()
                     _ = server.wait(timeout: 10)
                     namespace.remove()
                     throw StartFailure(description: "camrtp serve did not start: \(output)")
                 }
-                base = "http://" + line[start.upperBound..<end]
+                base = "http" + line[start.upperBound..<end]
             }
 
             func viewer(_ arguments: [String]) throws -> ExternalTool.Running {
@@ -177,15 +178,8 @@ extension EndToEnd {
 
             // The page's video element (640 px wide at its top left) shows the pattern: many
             // colours, not a black or empty box.
-            let picture = try ImageDecoding.png(Array(try Data(contentsOf: URL(fileURLWithPath: screenshot))))
-            var colours = Set<Int>()
-            for y in stride(from: 60, to: min(400, picture.height), by: 4) {
-                for x in stride(from: 100, to: min(560, picture.width), by: 4) {
-                    let offset = y * picture.rowBytes + x * 3
-                    colours.insert(Int(picture.bytes[offset] >> 4) << 8 | Int(picture.bytes[offset + 1] >> 4) << 4 | Int(picture.bytes[offset + 2] >> 4))
-                }
-            }
-            #expect(colours.count > 100, "the screenshot at \(screenshot) looks blank: \(colours.count) colours")
+            let colours = try ImageDecoding.videoColourCount(inScreenshot: screenshot)
+            #expect(colours > 100, "the screenshot at \(screenshot) looks blank: \(colours) colours")
             // The session ended with the page's Disconnect (DELETE).
             #expect(bed.server.waitForLine(containing: "viewer 1 left", in: .stderr) != nil)
         }

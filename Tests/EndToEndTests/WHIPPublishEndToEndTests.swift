@@ -23,11 +23,12 @@ extension EndToEnd {
             let namespace: NetworkNamespace
             let endpoint: ExternalTool.Running
 
-            init(token: String? = nil) throws {
+            init(token: String? = nil, _ extra: [String] = []) throws {
                 if let reason = WHIPPublishEndToEndTests.unavailableReason { try Test.cancel("WHIP with aiortc: \(reason)") }
                 namespace = try NetworkNamespace(purpose: "whip")
                 var arguments = ["/usr/bin/python3", "-u", TestTools.path("whip_endpoint.py"), "--port", String(port)]
                 if let token { arguments += ["--token", token] }
+                arguments += extra
                 do {
                     endpoint = try namespace.start(arguments)
                 } catch {

@@ -1,3 +1,4 @@
+import Foundation
 import CPNG
 import CTurboJPEG
 import CYUV
@@ -93,5 +94,22 @@ public enum ImageDecoding {
 
     private static func message(_ image: png_image) -> String {
         withUnsafeBytes(of: image.message) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+    }
+}
+
+extension ImageDecoding {
+    /// How many colours (4 bits a channel) a browser's screenshot shows where the viewer page's
+    /// video element sits (640 px wide at its top left): a playing test pattern has hundreds, a
+    /// black or empty box a handful.
+    public static func videoColourCount(inScreenshot path: String) throws -> Int {
+        let picture = try png(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
+        var colours = Set<Int>()
+        for y in stride(from: 60, to: min(400, picture.height), by: 4) {
+            for x in stride(from: 100, to: min(560, picture.width), by: 4) {
+                let offset = y * picture.rowBytes + x * 3
+                colours.insert(Int(picture.bytes[offset] >> 4) << 8 | Int(picture.bytes[offset + 1] >> 4) << 4 | Int(picture.bytes[offset + 2] >> 4))
+            }
+        }
+        return colours.count
     }
 }

@@ -12,10 +12,12 @@ It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MO
   {"event": "error", "message": "..."}
 
 Chromium excludes loopback addresses from WebRTC without --allow-loopback-in-peer-connection.
+--trust-certificate PEM makes it accept that certificate (by its public key's hash) for HTTPS.
 """
 import argparse
 import asyncio
 import base64
+import hashlib
 import json
 import subprocess
 import sys
@@ -23,6 +25,14 @@ import tempfile
 import time
 
 import aiohttp
+
+
+def spki_hash(certificate):
+    """base64 of the SHA-256 of the certificate's SubjectPublicKeyInfo, as
+    --ignore-certificate-errors-spki-list takes it."""
+    public_key = subprocess.run(["openssl", "x509", "-in", certificate, "-pubkey", "-noout"], check=True, capture_output=True).stdout
+    der = subprocess.run(["openssl", "pkey", "-pubin", "-outform", "der"], input=public_key, check=True, capture_output=True).stdout
+    return base64.b64encode(hashlib.sha256(der).digest()).decode()
 
 
 def emit(event, **fields):
@@ -66,10 +76,11 @@ async def page_socket(http, port):
 
 async def drive(arguments):
     profile = tempfile.mkdtemp(prefix="camrtp-chromium-")
+    trust = [f"--ignore-certificate-errors-spki-list={spki_hash(arguments.trust_certificate)}"] if arguments.trust_certificate else []
     browser = subprocess.Popen([
         "chromium", "--headless=new", "--no-sandbox", "--disable-gpu", "--use-fake-ui-for-media-stream",
         "--allow-loopback-in-peer-connection", f"--remote-debugging-port={arguments.debug_port}",
-        f"--user-data-dir={profile}", "--window-size=1000,900", "--no-first-run", arguments.url,
+        f"--user-data-dir={profile}", "--window-size=1000,900", "--no-first-run", *trust, arguments.url,
     ], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         async with aiohttp.ClientSession() as http:
@@ -121,6 +132,7 @@ def main():
     parser.add_argument("--screenshot", required=True)
     parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
     parser.add_argument("--timeout", type=float, default=90)
+    parser.add_argument("--trust-certificate", help="accept this certificate (PEM) for HTTPS")
     sys.exit(asyncio.run(drive(parser.parse_args())))
 
 

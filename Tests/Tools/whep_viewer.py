@@ -9,10 +9,13 @@ It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MO
   {"event": "done", "frames": N}                       after --frames pictures (or the track ended)
   {"event": "delete", "status": S}                     the DELETE's answer (--delete)
 
+--token sends Authorization: Bearer with the offer; --cafile trusts that CA (PEM) for https.
+
 aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carries 127.0.0.2.
 """
 import argparse
 import asyncio
+import ssl
 import sys
 from urllib.parse import urljoin
 
@@ -45,8 +48,12 @@ async def play(arguments):
         asyncio.ensure_future(consume())
 
     await pc.setLocalDescription(await pc.createOffer())
-    async with aiohttp.ClientSession() as http:
-        async with http.post(arguments.url, data=pc.localDescription.sdp, headers={"Content-Type": "application/sdp"}) as response:
+    headers = {"Content-Type": "application/sdp"}
+    if arguments.token:
+        headers["Authorization"] = "Bearer " + arguments.token
+    connector = aiohttp.TCPConnector(ssl=ssl.create_default_context(cafile=arguments.cafile)) if arguments.cafile else None
+    async with aiohttp.ClientSession(connector=connector) as http:
+        async with http.post(arguments.url, data=pc.localDescription.sdp, headers=headers) as response:
             body = await response.text()
             location = response.headers.get("Location")
             emit("post", status=response.status, location=location, body=body if response.status != 201 else "")
@@ -68,6 +75,8 @@ def main():
     parser.add_argument("--url", required=True)
     parser.add_argument("--frames", type=int, default=30)
     parser.add_argument("--delete", action="store_true")
+    parser.add_argument("--token")
+    parser.add_argument("--cafile")
     sys.exit(asyncio.run(play(parser.parse_args())))
 
 

@@ -10,12 +10,14 @@ It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MO
   {"event": "ice", "state": ...}                     ICE connection state changes
   {"event": "frame", "n": N, "width": W, "height": H}   the first decoded picture and every 10th
   {"event": "delete", "session": "..."}              the session's DELETE arrived
-Requests without "Authorization: Bearer <--token>" get 401 when --token is given.
+Requests without "Authorization: Bearer <--token>" get 401 when --token is given; --tls-cert and
+--tls-key make it an https:// endpoint.
 
 aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carries 127.0.0.2.
 """
 import argparse
 import asyncio
+import ssl
 import uuid
 
 from aiohttp import web
@@ -76,7 +78,13 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token")
+    parser.add_argument("--tls-cert", help="serve HTTPS with this certificate (PEM) and --tls-key")
+    parser.add_argument("--tls-key")
     arguments = parser.parse_args()
+    tls = None
+    if arguments.tls_cert:
+        tls = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+        tls.load_cert_chain(arguments.tls_cert, arguments.tls_key)
 
     endpoint = Endpoint(arguments.token)
     app = web.Application()
@@ -86,7 +94,7 @@ def main():
     async def serve():
         runner = web.AppRunner(app)
         await runner.setup()
-        site = web.TCPSite(runner, arguments.host, arguments.port)
+        site = web.TCPSite(runner, arguments.host, arguments.port, ssl_context=tls)
         await site.start()
         port = site._server.sockets[0].getsockname()[1]
         emit("listening", port=port)

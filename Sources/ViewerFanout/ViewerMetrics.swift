@@ -1,0 +1,56 @@
+import MediaCore
+import Metrics
+import StreamMetrics
+
+/// One viewer's series, labelled `viewer="<label>"` (a WHEP resource id, never a secret):
+/// `camrtp_viewer_frames_forwarded_total`, `camrtp_viewer_frames_dropped_total{reason}` (`slow`:
+/// its queue overflowed; `before_keyframe`: skipped while it waited for one),
+/// `camrtp_viewer_keyframe_requests_total`, `camrtp_viewer_sent_*` (`SentTraffic`) and its
+/// sender's figures (`SenderMetrics`). They are removed when the viewer leaves, so a server's
+/// series are its current viewers'.
+struct ViewerMetrics: Sendable {
+    private let forwarded: Counter
+    private let droppedSlow: Counter
+    private let skipped: Counter
+    private let keyframeRequests: Counter
+    private var sent: SentTraffic
+    private var sender: SenderMetrics
+
+    init(label: String) {
+        let dimensions = [("viewer", label)]
+        forwarded = Counter(label: "camrtp_viewer_frames_forwarded_total", dimensions: dimensions)
+        droppedSlow = Counter(label: "camrtp_viewer_frames_dropped_total", dimensions: dimensions + [("reason", "slow")])
+        skipped = Counter(label: "camrtp_viewer_frames_dropped_total", dimensions: dimensions + [("reason", "before_keyframe")])
+        keyframeRequests = Counter(label: "camrtp_viewer_keyframe_requests_total", dimensions: dimensions)
+        sent = SentTraffic(prefix: "camrtp_viewer", dimensions: dimensions)
+        sender = SenderMetrics(prefix: "camrtp_viewer", dimensions: dimensions)
+    }
+
+    func record(_ offer: ViewerQueue.Offer) {
+        switch offer {
+        case .queued: forwarded.increment()
+        case .skipped: skipped.increment()
+        case .overflowed(let dropped): droppedSlow.increment(by: dropped)
+        case .closed: break
+        }
+    }
+
+    func keyframeRequested() {
+        keyframeRequests.increment()
+    }
+
+    mutating func record(_ event: SinkEvent) {
+        switch event {
+        case .frameDelivered(_, let packets, let bytes, let deliveredNs): sent.record(packets: packets, bytes: bytes, nowNs: deliveredNs)
+        case .overheadSent(let packets, let bytes): sent.record(packets: packets, bytes: bytes, nowNs: nil)
+        case .statistics(let statistics): sender.record(statistics)
+        case .keyframeRequested: break
+        }
+    }
+
+    func destroy() {
+        for counter in [forwarded, droppedSlow, skipped, keyframeRequests] { counter.destroy() }
+        sent.destroy()
+        sender.destroy()
+    }
+}
