@@ -22,10 +22,10 @@ final class PacketStore {
         /// Where the abs-send-time and transport-wide sequence number data sit, or nil.
         var absoluteSendTimeOffset: Int?
         var transportSequenceNumberOffset: Int?
-        /// When it first and last left the socket, nil before its first send.
+        /// When it first left the socket, nil before.
         var firstSentNs: Int64?
-        var lastSentNs: Int64?
-        var timesSent = 0
+        /// When the last request to send it again that was answered arrived (NACK).
+        var lastAnsweredRequestNs: Int64?
         /// Copies of it waiting in the pacer (the original, retransmissions, padding); kept by
         /// the store's `queueCopy` and `takeQueuedCopy`.
         fileprivate(set) var queuedCopies = 0

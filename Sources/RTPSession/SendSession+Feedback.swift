@@ -95,6 +95,7 @@ extension SendSession {
                 history: encodings[encodingIndex].history, store: store)
             switch decision {
             case .resend(let slot):
+                store[slot].lastAnsweredRequestNs = nowNs
                 enqueue(slot, kind: .retransmission, nowNs: nowNs)
             case .notInHistory:
                 statistics.nackedPacketsMissing += 1

@@ -234,8 +234,6 @@ public final class SendSession {
                 store[slot].firstSentNs = sentNs
                 encodings[encodingIndex].history.append(slot, store: store)
             }
-            store[slot].lastSentNs = sentNs
-            store[slot].timesSent += 1
             congestion.onPacketSent(SentPacket(
                 sequenceNumber: packet.transportSequenceNumber, sendTimeNs: sentNs, sizeBytes: wireBytes, kind: packet.kind,
                 probeClusterID: packet.probeClusterID))

@@ -19,7 +19,7 @@ import Transport
         #expect(entry.isKeyframe && entry.endsFrame)
         #expect(entry.captureTimeNs == 1_000_000_000)
         #expect(entry.absoluteSendTimeOffset == nil && entry.transportSequenceNumberOffset == nil)
-        #expect(entry.firstSentNs == nil && entry.timesSent == 0)
+        #expect(entry.firstSentNs == nil && entry.lastAnsweredRequestNs == nil)
         #expect(packetizer.stream.nextSequenceNumber == 1001)
         let next = try packetizer.plan(frame)
         #expect(next.split.pictureID == 0x1235)
@@ -226,8 +226,6 @@ import Transport
                 let frame = encodedFrame(isKeyframe ? keyframe : delta, timestampNs: nowNs, isKeyframe: isKeyframe)
                 for packet in try packetize(frame, with: &packetizer, into: store) {
                     store[packet.slot].firstSentNs = nowNs
-                    store[packet.slot].lastSentNs = nowNs
-                    store[packet.slot].timesSent = 1
                     history.append(packet.slot, store: store)
                 }
                 history.expire(nowNs: nowNs, roundTripTimeNs: 50_000_000, store: store)

@@ -48,7 +48,7 @@ func release(_ packets: [WrittenPacket], from store: PacketStore) {
 }
 
 /// Stores `count` media packets of `sizeBytes`, numbered from `firstSequenceNumber`, and records
-/// each as the session does at its first send (`sentNs(index)`): sent once, into the history.
+/// each as the session does at its first send (`sentNs(index)`): into the history.
 @discardableResult
 func sendMedia(
     count: Int, from firstSequenceNumber: UInt16, sizeBytes: Int = 1_000, sentNs: (Int) -> Int64,
@@ -61,8 +61,6 @@ func sendMedia(
         store[slot].length = sizeBytes
         let timeNs = sentNs(index)
         store[slot].firstSentNs = timeNs
-        store[slot].lastSentNs = timeNs
-        store[slot].timesSent = 1
         history.append(slot, store: store)
         slots.append(slot)
     }
