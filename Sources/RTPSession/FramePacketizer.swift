@@ -20,6 +20,7 @@ struct FramePacketizer {
         stream = try RTPStream(parameters: parameters, payloadType: configuration.payloadType, extensions: configuration.extensions)
         payloader = VP8Payloader(initialPictureID: parameters.initialPictureID)
         packetCapacity = configuration.tuning.mtu - protectionOverhead - configuration.retransmissionOverhead
+            - configuration.fecOverhead(headerSize: stream.headerSize + stream.orientationCost)
     }
 
     /// The packets `frame` will take.
@@ -31,6 +32,35 @@ struct FramePacketizer {
             frameSize: frame.data.count, isDroppable: frame.isDroppable, payloadCapacity: packetCapacity - stream.headerSize,
             lastPacketReduction: orientation == nil ? 0 : stream.orientationCost)
         return (split, orientation)
+    }
+
+    /// Writes `count` ULPFEC packets (RFC 5109) on the stream, after the packets they protect:
+    /// `group`, media packets in sequence order within 48, interleaved so that FEC packet j
+    /// protects every `count`-th one from j, and a burst of losses falls into different packets'
+    /// care. The store must hold them; each slot goes to `packetWritten`, in order.
+    mutating func writeFEC(
+        count: Int, protecting group: [Int], timestampNs: Int64, payloadType: UInt8, into store: PacketStore,
+        packetWritten: (Int) -> Void
+    ) {
+        for first in 0..<min(count, group.count) {
+            guard let slot = store.allocate() else { preconditionFailure("the store was checked for room first") }
+            let buffer = store.buffer(slot)
+            let header = stream.writeHeader(timestampNs: timestampNs, marker: false, orientation: nil, payloadType: payloadType, into: buffer)
+            let protectedCount = (group.count - first + count - 1) / count
+            let fecLength: Int
+            do throws(WireFormatError) {
+                fecLength = try ULPFECEncoder.write(
+                    protecting: protectedCount, packet: { store.packet(group[first + $0 * count]) },
+                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[header.length...]))
+            } catch {
+                preconditionFailure("media packets leave room for the FEC that protects them: \(error)")
+            }
+            store[slot] = PacketStore.Entry(
+                encodingIndex: encodingIndex, sequenceNumber: header.sequenceNumber, captureTimeNs: timestampNs,
+                length: header.length + fecLength, headerLength: header.length, isKeyframe: false, endsFrame: false, isFEC: true,
+                absoluteSendTimeOffset: header.absoluteSendTimeOffset, transportSequenceNumberOffset: header.transportSequenceNumberOffset)
+            packetWritten(slot)
+        }
     }
 
     /// Writes the planned packets of `frame` into slots of `store` (which must hold them all) and

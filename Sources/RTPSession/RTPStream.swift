@@ -19,6 +19,7 @@ struct RTPStream {
     }
 
     let ssrc: UInt32
+    let payloadType: UInt8
     let clock: RTPClock
     private(set) var nextSequenceNumber: UInt16
     /// Bytes of a header without the orientation element.
@@ -53,6 +54,7 @@ struct RTPStream {
             preconditionFailure("extension IDs were validated above: \(error)")
         }
         ssrc = parameters.ssrc
+        self.payloadType = payloadType
         self.extensions = extensions
         clock = RTPClock(offset: parameters.timestampOffset)
         nextSequenceNumber = parameters.initialSequenceNumber
@@ -65,10 +67,13 @@ struct RTPStream {
         orientationCost = header.serializedSize - headerSize
     }
 
-    /// Writes the header of the next packet at the start of `buffer` and takes its sequence number.
+    /// Writes the header of the next packet at the start of `buffer` and takes its sequence number;
+    /// `payloadType` names another format than the media's on the stream (ULPFEC).
     mutating func writeHeader(
-        timestampNs: Int64, marker: Bool, orientation: VideoRotation?, into buffer: UnsafeMutableRawBufferPointer
+        timestampNs: Int64, marker: Bool, orientation: VideoRotation?, payloadType: UInt8? = nil,
+        into buffer: UnsafeMutableRawBufferPointer
     ) -> WrittenHeader {
+        header.payloadType = payloadType ?? self.payloadType
         header.sequenceNumber = nextSequenceNumber
         header.timestamp = clock.rtpTimestamp(forNs: timestampNs)
         header.marker = marker

@@ -20,6 +20,18 @@ public struct HeaderExtensionIDs: Sendable, Hashable {
     var all: [UInt8] { [absoluteSendTime, videoOrientation, transportWideSequenceNumber].compactMap { $0 } }
 }
 
+/// The payload types of RED (RFC 2198) and of ULPFEC (RFC 5109) inside it, when the two ends
+/// agreed on forward error correction.
+public struct FECPayloadTypes: Sendable, Equatable {
+    public var red: UInt8
+    public var ulpfec: UInt8
+
+    public init(red: UInt8, ulpfec: UInt8) {
+        self.red = red
+        self.ulpfec = ulpfec
+    }
+}
+
 /// One encoding's RTP streams (RFC 7656 §3.7: the source stream and its redundancy stream): the
 /// media stream's SSRC and starting points, and the SSRC of its RTX stream when repairs go as RTX.
 public struct EncodingStreams: Sendable, Equatable {
@@ -44,16 +56,21 @@ public struct SendSessionConfiguration: Sendable {
     /// `tuning.retransmission` is `rtx`, as is every encoding's `rtxSSRC`.
     public var rtxPayloadType: UInt8?
     public var extensions: HeaderExtensionIDs
+    /// RED and ULPFEC as agreed; with it, media and FEC packets leave as RED on their first send
+    /// (repairs carry the media packet itself), and `tuning.fec` decides how much FEC goes.
+    public var fec: FECPayloadTypes?
 
     public init(
         tuning: SenderTuning = SenderTuning(), encodings: [EncodingStreams] = [EncodingStreams(media: .random())],
-        payloadType: UInt8 = 96, rtxPayloadType: UInt8? = nil, extensions: HeaderExtensionIDs = HeaderExtensionIDs()
+        payloadType: UInt8 = 96, rtxPayloadType: UInt8? = nil, extensions: HeaderExtensionIDs = HeaderExtensionIDs(),
+        fec: FECPayloadTypes? = nil
     ) {
         self.tuning = tuning
         self.encodings = encodings
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
         self.extensions = extensions
+        self.fec = fec
     }
 
     /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
@@ -69,9 +86,13 @@ public struct SendSessionConfiguration: Sendable {
             guard let rtxPayloadType, rtxPayloadType != payloadType else { throw .retransmissionWithoutRTXPayloadType }
             guard encodings.allSatisfy({ $0.rtxSSRC != nil }) else { throw .retransmissionWithoutRTXSSRC }
         }
+        if let fec {
+            let types = [payloadType, fec.red, fec.ulpfec] + (rtxPayloadType.map { [$0] } ?? [])
+            guard Set(types).count == types.count else { throw .fecPayloadTypesClash }
+        }
         let stream = try RTPStream(parameters: encodings[0].media, payloadType: payloadType, extensions: extensions)
         let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.descriptorSize + 1 + protectionOverhead
-            + retransmissionOverhead
+            + retransmissionOverhead + fecOverhead(headerSize: stream.headerSize + stream.orientationCost)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
 
@@ -80,6 +101,13 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Bytes an RTX packet adds to the original it carries (its original sequence number).
     var retransmissionOverhead: Int { usesRTX ? RTXPacket.originalSequenceNumberSize : 0 }
+
+    /// Bytes a media packet leaves free with FEC: the RED header it gains on the wire, and what an
+    /// ULPFEC packet protecting it adds beyond it (its extensions and the ULPFEC headers).
+    func fecOverhead(headerSize: Int) -> Int {
+        guard fec != nil else { return 0 }
+        return REDHeader.primaryHeaderSize + (headerSize - RTPHeader.fixedSize) + ULPFECHeader.maximumSize
+    }
 }
 
 /// Why a send session cannot be built as configured.
@@ -94,6 +122,8 @@ public enum SendSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicateSSRC(UInt32)
     case retransmissionWithoutRTXPayloadType
     case retransmissionWithoutRTXSSRC
+    /// RED, ULPFEC, VP8 and RTX must each have their own payload type.
+    case fecPayloadTypesClash
 
     public var description: String {
         switch self {
@@ -111,6 +141,8 @@ public enum SendSessionError: Error, Sendable, Equatable, CustomStringConvertibl
             "RTX needs a payload type of its own, other than the media's"
         case .retransmissionWithoutRTXSSRC:
             "RTX needs an SSRC for every encoding"
+        case .fecPayloadTypesClash:
+            "RED and ULPFEC need payload types of their own, other than VP8's and RTX's"
         }
     }
 }

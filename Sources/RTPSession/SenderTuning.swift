@@ -11,6 +11,8 @@ public struct SenderTuning: Sendable {
     public var cname: String
     /// What we would like; a peer that does not accept NACK (or RTX) gets less.
     public var retransmission: Retransmission
+    /// Forward error correction beside NACK, where the peer takes RED and ULPFEC.
+    public var fec: FECMode
     /// Start, minimum and maximum rate, probing. The sender sets the encoder's target from it, so
     /// the start should be the rate the encoder was configured with.
     public var congestionControl: CongestionControllerConfiguration
@@ -19,13 +21,14 @@ public struct SenderTuning: Sendable {
     public var keyframeRequestIntervalNs: Int64
 
     public init(
-        mtu: Int = 1200, cname: String = "camrtp", retransmission: Retransmission = .resend,
+        mtu: Int = 1200, cname: String = "camrtp", retransmission: Retransmission = .resend, fec: FECMode = .off,
         congestionControl: CongestionControllerConfiguration = SenderTuning.defaultCongestionControl,
         pacing: PacerConfiguration = PacerConfiguration(), keyframeRequestIntervalNs: Int64 = 300_000_000
     ) {
         self.mtu = mtu
         self.cname = cname
         self.retransmission = retransmission
+        self.fec = fec
         self.congestionControl = congestionControl
         self.pacing = pacing
         self.keyframeRequestIntervalNs = keyframeRequestIntervalNs
