@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "STUN", "StreamControl", "WebRTC", "WHIP",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "ICEServers", "STUN", "StreamControl", "WebRTC", "WHIP",
             "ViewerFanout", "WHEP",
         ]),
     ],
@@ -67,6 +67,9 @@ let package = Package(
             .product(name: "DequeModule", package: "swift-collections"),
         ]),
         .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
+        // STUN/TURN server URIs (RFC 7064, RFC 7065), `--turn` URLs and the `Link: rel="ice-server"`
+        // header (RFC 8288, RFC 9725 section 4.6): pure Swift, read by ICE, WHIP, WHEP and the CLI.
+        .target(name: "ICEServers"),
         .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
         // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
         .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
@@ -120,6 +123,7 @@ let package = Package(
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ICEServersTests", dependencies: ["ICEServers"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "WebRTCTests", dependencies: [
             "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
