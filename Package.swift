@@ -70,9 +70,9 @@ let package = Package(
         // STUN/TURN server URIs (RFC 7064, RFC 7065), `--turn` URLs and the `Link: rel="ice-server"`
         // header (RFC 8288, RFC 9725 section 4.6): pure Swift, read by ICE, WHIP, WHEP and the CLI.
         .target(name: "ICEServers"),
-        .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
+        .target(name: "ICE", dependencies: ["CNice", "ICEServers", "MediaCore", logging]),
         // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
-        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
+        .target(name: "WebRTC", dependencies: ["ICE", "ICEServers", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
         // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
         .target(name: "WHIP", dependencies: [
             logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -126,7 +126,7 @@ let package = Package(
         .testTarget(name: "ICEServersTests", dependencies: ["ICEServers"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "WebRTCTests", dependencies: [
-            "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
+            "WebRTC", "ICE", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
         ]),
         .testTarget(name: "WHIPTests", dependencies: ["WHIP", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),

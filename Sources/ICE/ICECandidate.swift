@@ -64,7 +64,10 @@ public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
         self.remote = remote
     }
 
-    public var description: String { "\(local.address):\(local.port) ⇄ \(remote.address):\(remote.port)" }
+    /// `10.2.0.1:49160 (relay) ⇄ 10.2.0.2:50400 (host)`: addresses, ports and candidate types.
+    public var description: String {
+        "\(local.address):\(local.port) (\(local.type.rawValue)) ⇄ \(remote.address):\(remote.port) (\(remote.type.rawValue))"
+    }
 }
 
 /// The username fragment and password of one side (RFC 8839 section 5.4: `a=ice-ufrag`,

@@ -1,5 +1,6 @@
 import DTLS
 import ICE
+import ICEServers
 import Logging
 import MediaCore
 import RTPSender
@@ -44,6 +45,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         var dtls = DTLSCounters()
         var keys: DTLSSRTPKeys?
         var selectedPair: ICECandidatePair?
+        /// The peer's current ICE credentials: the description's, then each restart's.
+        var remoteCredentials: SDP.ICECredentials?
         var started = false
         var closed = false
         var waiters: [Waiter] = []
@@ -71,7 +74,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         let inbox = ConnectionInbox()
         let router = DatagramRouter(inbox: inbox)
         let configuration = ICEConfiguration(
-            role: iceRole, stunServer: options.stunServer, localAddresses: options.localAddresses,
+            role: iceRole, stunServer: options.stunServer, turnServers: options.turnServers, localAddresses: options.localAddresses,
             consentFreshness: options.consentFreshness)
         do throws(ICEError) {
             agent = try ICEAgent(
@@ -87,7 +90,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         self.logger = logger
         self.stateHandler = stateHandler
         let driver = ConnectionDriver(
-            inbox: inbox, agent: agent, connectTimeoutNs: options.connectTimeoutNs, logger: logger
+            inbox: inbox, agent: agent, connectTimeoutNs: options.connectTimeoutNs, disconnectedGraceNs: options.disconnectedGraceNs,
+            logger: logger
         ) { [weak self] report in self?.receive(report) }
         thread.withLock { $0 = MediaThread(name: "camrtp.webrtc") { driver.run() } }
     }
@@ -98,22 +102,37 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
 
     // MARK: Signalling
 
-    /// Gathers our candidates (host, and server-reflexive with a STUN server) and returns them.
+    /// Gathers our candidates (host, server-reflexive with a STUN server, relayed with TURN
+    /// servers) and returns them: all of them, or those known after `options.gatheringWaitNs`.
     public func gatherCandidates() async throws(WebRTCError) -> [ICECandidate] {
         do throws(ICEError) {
-            return try await agent.gatherCandidates()
+            return try await agent.gatherCandidates(waitingAtMostNs: options.gatheringWaitNs)
         } catch {
             throw .ice(error)
         }
     }
 
-    /// Our ICE credentials, fingerprint and gathered candidates for `VideoNegotiator`; the
-    /// candidates are complete (`a=end-of-candidates`), since we gather before signalling.
+    /// Our ICE credentials, fingerprint and candidates for `VideoNegotiator`. Once gathering is
+    /// done the candidates are complete (`a=end-of-candidates`); before, the description says
+    /// `a=ice-options:trickle` and the rest follow in `iceEvents` (RFC 8838).
     public var localTransport: LocalTransportParameters {
-        LocalTransportParameters(
-            iceCredentials: TransportConversion.sdpCredentials(agent.localCredentials), iceOptions: [],
+        let complete = agent.isGatheringDone
+        return LocalTransportParameters(
+            iceCredentials: TransportConversion.sdpCredentials(agent.localCredentials), iceOptions: complete ? [] : ["trickle"],
             fingerprints: [TransportConversion.sdpFingerprint(certificate.fingerprint)],
-            candidates: agent.localCandidates.map(TransportConversion.sdpCandidate), endOfCandidates: true)
+            candidates: agent.localCandidates.map(TransportConversion.sdpCandidate), endOfCandidates: complete)
+    }
+
+    /// The ICE agent's events in order (local candidates as they are gathered, the end of
+    /// gathering, states, pairs), for one reader: a trickle ICE sender.
+    public var iceEvents: AsyncStream<ICEEvent> { agent.events }
+
+    /// The TURN servers that gave no relayed candidate, once gathering is done: a server that
+    /// did not answer or refused the credentials. With several servers nothing tells which
+    /// gave which candidate, so all are named unless at least one relayed candidate came.
+    public var silentTURNServers: [ICEServer] {
+        guard agent.isGatheringDone, !options.turnServers.isEmpty else { return [] }
+        return agent.localCandidates.contains { $0.type == .relayed } ? [] : options.turnServers
     }
 
     /// Applies the peer's ICE and DTLS values: checks begin, and the connect timeout runs from now.
@@ -134,19 +153,67 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         }
         guard first else { throw .unexpectedAnswer("the connection was started already or is closed") }
         inbox.push(.start(DTLSSessionBox(session: session)))
+        // Without trickle, the description holds every candidate: checks that all fail end it.
+        try applyRemoteICE(
+            remote.iceCredentials, candidates: remote.candidates,
+            endOfCandidates: remote.endOfCandidates || !remote.iceOptions.contains("trickle"))
+    }
+
+    /// Adds candidates the peer trickled (RFC 8838), such as from a WHIP or WHEP PATCH; returns
+    /// how many the agent took (UDP candidates of component 1 with an IP address).
+    @discardableResult
+    public func addRemoteCandidates(_ candidates: [Candidate], endOfCandidates: Bool = false) throws(WebRTCError) -> Int {
         do throws(ICEError) {
-            try agent.setRemoteCredentials(TransportConversion.iceCredentials(remote.iceCredentials))
-            try agent.addRemoteCandidates(TransportConversion.iceCandidates(remote.candidates))
-            // Without trickle, the description holds every candidate: checks that all fail end it.
-            if remote.endOfCandidates || !remote.iceOptions.contains("trickle") { try agent.endOfRemoteCandidates() }
+            let taken = try agent.addRemoteCandidates(TransportConversion.iceCandidates(candidates))
+            if endOfCandidates { try agent.endOfRemoteCandidates() }
+            return taken
         } catch {
             throw .ice(error)
         }
     }
 
-    /// Adds a candidate the peer trickled (RFC 8838), such as from a WHIP PATCH.
-    public func addRemoteCandidates(_ candidates: [Candidate], endOfCandidates: Bool = false) throws(WebRTCError) {
+    /// The peer's ICE credentials now: its description's, or its latest restart's.
+    public var remoteICECredentials: SDP.ICECredentials? { status.withLock { $0.remoteCredentials } }
+
+    // MARK: ICE restart
+
+    /// Starts an ICE restart from our side (RFC 8445 section 9; a WHIP client's PATCH, RFC 9725
+    /// section 4.3.2): our new credentials with our candidates, to signal; then
+    /// `acceptRestart` with the peer's. DTLS and SRTP carry on over whatever pair the new checks
+    /// select; until then the current pair carries media, if it still works.
+    public func restartICE() async throws(WebRTCError) -> LocalTransportParameters {
         do throws(ICEError) {
+            _ = try await agent.restart()
+        } catch {
+            throw .ice(error)
+        }
+        status.withLock { $0.remoteCredentials = nil }
+        return localTransport
+    }
+
+    /// The peer's answer to our restart: its new credentials and candidates.
+    public func acceptRestart(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
+        try applyRemoteICE(credentials, candidates: candidates, endOfCandidates: endOfCandidates)
+    }
+
+    /// The peer restarts ICE (new credentials in its PATCH, RFC 9725 section 4.3.2): we restart
+    /// too, take its credentials and candidates, and return ours to answer with.
+    public func answerRestart(
+        _ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool
+    ) async throws(WebRTCError) -> LocalTransportParameters {
+        do throws(ICEError) {
+            _ = try await agent.restart()
+        } catch {
+            throw .ice(error)
+        }
+        try applyRemoteICE(credentials, candidates: candidates, endOfCandidates: endOfCandidates)
+        return localTransport
+    }
+
+    private func applyRemoteICE(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
+        status.withLock { $0.remoteCredentials = credentials }
+        do throws(ICEError) {
+            try agent.setRemoteCredentials(TransportConversion.iceCredentials(credentials))
             try agent.addRemoteCandidates(TransportConversion.iceCandidates(candidates))
             if endOfCandidates { try agent.endOfRemoteCandidates() }
         } catch {
@@ -236,7 +303,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
             status.withLock { $0.selectedPair = pair }
         case .state(let state, let timeline, let dtls):
             if state == .ready { mediaOpen.store(true, ordering: .releasing) }
-            if state.isTerminal { mediaOpen.store(false, ordering: .releasing) }
+            if state.isTerminal || state == .disconnected { mediaOpen.store(false, ordering: .releasing) }
             let settled: (waiters: [Waiter], outcome: Result<DTLSSRTPKeys, WebRTCError>)? = status.withLock { status in
                 status.state = state
                 status.timeline = timeline
