@@ -83,7 +83,7 @@ let package = Package(
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
         // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
         .target(name: "WHEP", dependencies: [
-            "MediaCore", "ViewerFanout", "WebRTC", logging,
+            "MediaCore", "ViewerFanout", "WebRTC", "SDP", "ICEServers", logging,
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -141,7 +141,7 @@ let package = Package(
         ]),
         .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
         .testTarget(name: "WHEPTests", dependencies: [
-            "WHEP", "MediaCore", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            "WHEP", "MediaCore", "SDP", "ICEServers", logging, .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),
