@@ -75,7 +75,7 @@ let package = Package(
         .target(name: "WebRTC", dependencies: ["ICE", "ICEServers", "DTLS", "SDP", "RTP", "RTPSender", "Transport", "MediaCore", "CongestionControl", "Pacing", logging]),
         // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
         .target(name: "WHIP", dependencies: [
-            logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "ICEServers", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
@@ -128,7 +128,7 @@ let package = Package(
         .testTarget(name: "WebRTCTests", dependencies: [
             "WebRTC", "ICE", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
         ]),
-        .testTarget(name: "WHIPTests", dependencies: ["WHIP", "TestSupport"]),
+        .testTarget(name: "WHIPTests", dependencies: ["WHIP", "ICEServers", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
