@@ -137,16 +137,24 @@ public final class ICEAgent: @unchecked Sendable {
     public var isGatheringDone: Bool { callbacks.isGatheringDone }
 
     /// On the agent's thread: resolves the STUN and TURN servers, then starts libnice's gathering.
+    /// A TURN server that cannot be used is skipped (and gives no relayed candidate); the other
+    /// candidates still come.
     private func startGathering() -> ICEError? {
-        do throws(ICEError) {
-            if let server = configuration.stunServer {
+        if let server = configuration.stunServer {
+            do throws(ICEError) {
                 let address = try ServerAddressResolver.resolve(server.host, server: "STUN server \(server.host)")
                 camrtp_nice_set_string(agent, "stun-server", address)
                 camrtp_nice_set_uint(agent, "stun-server-port", UInt32(server.port))
+            } catch {
+                return error
             }
-            for server in configuration.turnServers { try addRelay(server) }
-        } catch {
-            return error
+        }
+        for server in configuration.turnServers {
+            do throws(ICEError) {
+                try addRelay(server)
+            } catch {
+                logger.warning("\(error); gathering without it")
+            }
         }
         guard nice_agent_gather_candidates(agent, streamID) != 0 else {
             return ICEError("gather candidates", detail: "libnice could not bind any local address")
