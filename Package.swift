@@ -12,7 +12,7 @@ let package = Package(
         .executable(name: "camrtp", targets: ["camrtp"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "ICEServers", "STUN", "StreamControl", "WebRTC", "WHIP",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSender", "ICE", "ICEServers", "STUN", "StreamControl", "WebRTC", "WHIP", "Publishing",
             "ViewerFanout", "WHEP",
         ]),
     ],
@@ -78,6 +78,11 @@ let package = Package(
             "ICEServers", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
         ]),
+        // `publish` for as long as it runs: sessions one after another (ICE restart, then a new
+        // POST with backoff), the sink the pipeline keeps across them, and the pure policy.
+        .target(name: "Publishing", dependencies: [
+            "WHIP", "WebRTC", "ICE", "ICEServers", "SDP", "MediaCore", logging, .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
         .target(name: "ViewerFanout", dependencies: ["MediaCore"]),
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
@@ -96,7 +101,8 @@ let package = Package(
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
         .executableTarget(name: "camrtp", dependencies: [
             "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSender", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", logging,
+            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout", "WHEP",
+            logging,
             .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Subprocess", package: "swift-subprocess"),
             systemPackage,
@@ -129,6 +135,7 @@ let package = Package(
             "WebRTC", "ICE", "SDP", "RTP", "RTCP", "RTPSender", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
         ]),
         .testTarget(name: "WHIPTests", dependencies: ["WHIP", "ICEServers", "TestSupport"]),
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "WHIP", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl", "Pacing", "TestSupport"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),

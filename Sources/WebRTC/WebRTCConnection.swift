@@ -224,6 +224,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     // MARK: State
 
     public var state: WebRTCConnectionState { status.withLock { $0.state } }
+    /// The ICE agent's own state: after an ICE restart, `connected` once the new checks found a pair.
+    public var iceState: ICEConnectionState { agent.state }
     /// The SRTP keys for each direction, once ready.
     public var srtpKeys: DTLSSRTPKeys? { status.withLock { $0.keys } }
 

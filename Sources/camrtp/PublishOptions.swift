@@ -1,8 +1,8 @@
 import ArgumentParser
 import WHIP
 
-/// How `publish` reaches a WHIP endpoint: its URL, token and request timeout. The WebRTC side is
-/// `WebRTCOptions`.
+/// How `publish` reaches a WHIP endpoint: its URL, token, request timeout and how long it keeps
+/// reconnecting. The WebRTC side is `WebRTCOptions`.
 struct PublishOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The WHIP endpoint's URL (RFC 9725), http:// or https://.", valueName: "url"))
     var whip: String
@@ -13,12 +13,20 @@ struct PublishOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds each WHIP request (POST, DELETE) may take.", valueName: "seconds"))
     var httpTimeout: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "Give up after N reconnection attempts in a row that find no connection (0: never reconnect). Without it camrtp reconnects for as long as it runs.",
+        valueName: "n"))
+    var reconnectLimit: Int?
+
     func validate() throws {
         if ResourceURL(parsing: whip) == nil {
             throw ValidationError("--whip \"\(whip)\" is not an http:// or https:// URL, such as http://127.0.0.1:8080/whip")
         }
         if let bearer, bearer.isEmpty || bearer.contains(where: { $0 == "\r" || $0 == "\n" }) {
             throw ValidationError("--bearer must be a non-empty token on one line")
+        }
+        if let reconnectLimit, reconnectLimit < 0 {
+            throw ValidationError("--reconnect-limit must be 0 or more, not \(reconnectLimit)")
         }
         guard httpTimeout > 0 && httpTimeout <= 600 else {
             throw ValidationError("--http-timeout must be more than 0 and at most 600 seconds, not \(httpTimeout)")

@@ -21,8 +21,13 @@ struct ServeCommand: CamrtpCommand {
             while nobody watches, frames are dropped before the encoder. Ctrl-C closes every \
             viewer and exits 0.
 
+            The page and WHEP players get the --stun and --turn servers in Link headers \
+            (RFC 9725), for viewers behind NAT. A viewer may trickle candidates and restart ICE \
+            with PATCH; the page restarts ICE when its connection fails, then reconnects.
+
               camrtp serve --source testsrc
               camrtp serve --http 0.0.0.0:8080 --max-viewers 4 --stun stun.example.org:3478
+              camrtp serve --http 0.0.0.0:8080 --turn turn://viewer:secret@turn.example.org:3478
             """)
 
     @OptionGroup var input: SourceOptions
@@ -35,20 +40,31 @@ struct ServeCommand: CamrtpCommand {
 
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
-        let configuration = try webrtc.senderConfiguration(encoder: encoder)
+        var configuration = try webrtc.senderConfiguration(encoder: encoder)
+        configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
             onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
         let logger = Logger(label: "camrtp.serve")
         let server = WHEPServer(
-            configuration: .init(host: host, port: port, maxViewers: serve.maxViewers),
+            configuration: .init(host: host, port: port, maxViewers: serve.maxViewers, iceServers: try webrtc.iceServers),
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
         let pipeline = try StreamPipeline(
             source: source,
             configuration: adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0),
             sink: fanout)
 
+        let turnServers = configuration.transport.turnServers
+        let localAddresses = configuration.transport.localAddresses
+        let turnCheck = Task {
+            let silent = await TURNProbe.silentServers(turnServers, localAddresses: localAddresses)
+            if !silent.isEmpty {
+                printNote("--turn \(silent.map(\.description).joined(separator: ", ")) gave no relay candidate: the server did not answer "
+                    + "or refused the user name and password (check --turn); viewers connect without it")
+            }
+        }
+        defer { turnCheck.cancel() }
         let serverFailure = Mutex<(any Error)?>(nil)
         let serving = Task {
             do {
@@ -77,6 +93,10 @@ struct ServeCommand: CamrtpCommand {
         }
         printNote("served \(snapshot.framesEncoded) frames, \(DecimalText.fixed(snapshot.bitrateKbps, decimals: 0)) kbit/s to all viewers together; every viewer closed")
     }
+
+    /// How long a viewer's answer waits for its relayed candidates: a TURN allocation takes a
+    /// round trip; a server that does not answer is not waited for (libnice gives up after ~5 s).
+    static let gatheringWaitNs: Int64 = 2_000_000_000
 
     private static func viewerSummary(_ viewer: ViewerStatistics, error: (any Error)?) -> String {
         var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
