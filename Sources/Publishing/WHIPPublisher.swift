@@ -190,7 +190,8 @@ public final class WHIPPublisher: Sendable {
             ? nil : trickle(from: sender, to: session, skipping: offeredCandidates, entityTag: entityTag)
         defer { trickling?.cancel() }
 
-        switch await waitForConnection(sender, deadlineNs: nil) {
+        var turnChecked = false
+        switch await waitForConnection(sender, deadlineNs: nil, turnChecked: &turnChecked) {
         case .cancelled: return .cancelled
         case .down(let state): return .lost(cause: Self.cause(state), decision: policy.sessionLost(nowNs: now()))
         case .ready: break
@@ -200,18 +201,13 @@ public final class WHIPPublisher: Sendable {
 
         var restartSupported = true
         var watch = PathWatch(sender: sender, localAddresses: localAddresses, nowNs: now())
-        var turnChecked = false
         while true {
             do {
                 try await Task.sleep(for: .nanoseconds(configuration.pollNs))
             } catch {
                 return .cancelled
             }
-            if !turnChecked, sender.connection.localTransport.endOfCandidates {
-                turnChecked = true
-                let silent = sender.connection.silentTURNServers
-                if !silent.isEmpty { report(.turnServersSilent(silent)) }
-            }
+            reportSilentTURNServers(of: sender, checked: &turnChecked)
             let state = sender.state
             if state.isTerminal { return .lost(cause: Self.cause(state), decision: policy.sessionLost(nowNs: now())) }
             guard let trouble = watch.trouble(state: state, nowNs: now(), silenceNs: configuration.silenceNs, restartSupported: restartSupported)
@@ -225,7 +221,7 @@ public final class WHIPPublisher: Sendable {
                 case .restarted(let tag):
                     entityTag = tag ?? entityTag
                     let deadline = now() + policy.restartWaitNs
-                    switch await waitForConnection(sender, deadlineNs: deadline) {
+                    switch await waitForConnection(sender, deadlineNs: deadline, turnChecked: &turnChecked) {
                     case .cancelled: return .cancelled
                     case .ready:
                         current.withLock { $0.iceRestarts += 1 }
@@ -238,7 +234,7 @@ public final class WHIPPublisher: Sendable {
                     }
                 case .unsupported(let answer):
                     restartSupported = false
-                    report(.patchRefused(what: "an ICE restart", answer: answer))
+                    report(.patchRefused(what: "ICE restarts", answer: answer))
                     if sender.state != .ready {
                         return .lost(cause: trouble, decision: policy.sessionLost(nowNs: now()))
                     }
@@ -289,8 +285,9 @@ public final class WHIPPublisher: Sendable {
     /// Waits until the connection is ready, fails or closes (the connect timeout fails it), or
     /// `deadlineNs` passes. With a deadline (after an ICE restart) ready needs the new checks
     /// to have found a pair too.
-    private func waitForConnection(_ sender: WebRTCVideoSender, deadlineNs: Int64?) async -> Connection {
+    private func waitForConnection(_ sender: WebRTCVideoSender, deadlineNs: Int64?, turnChecked: inout Bool) async -> Connection {
         while true {
+            reportSilentTURNServers(of: sender, checked: &turnChecked)
             let state = sender.state
             if state == .ready, deadlineNs == nil || [.connected, .ready].contains(sender.connection.iceState) { return .ready }
             if state.isTerminal { return .down(state) }
@@ -301,6 +298,14 @@ public final class WHIPPublisher: Sendable {
                 return .cancelled
             }
         }
+    }
+
+    /// Once gathering is done, names the TURN servers that gave no relayed candidate.
+    private func reportSilentTURNServers(of sender: WebRTCVideoSender, checked: inout Bool) {
+        guard !checked, sender.connection.localTransport.endOfCandidates else { return }
+        checked = true
+        let silent = sender.connection.silentTURNServers
+        if !silent.isEmpty { report(.turnServersSilent(silent)) }
     }
 
     // MARK: ICE restart and trickle
