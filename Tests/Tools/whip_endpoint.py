@@ -10,12 +10,16 @@ It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MO
   {"event": "ice", "state": ...}                     ICE connection state changes
   {"event": "frame", "n": N, "width": W, "height": H}   the first decoded picture and every 10th
   {"event": "delete", "session": "..."}              the session's DELETE arrived
-Requests without "Authorization: Bearer <--token>" get 401 when --token is given.
+Requests without "Authorization: Bearer <--token>" get 401 when --token is given. Each --link
+value goes out as a Link field on the 201 and on OPTIONS (ICE servers, RFC 9725 section 4.6).
+SIGINT or SIGTERM closes every session (DTLS close_notify) before it exits, as a server that
+restarts does.
 
 aioice skips 127.0.0.1, so tests run this in a network namespace whose veth carries 127.0.0.2.
 """
 import argparse
 import asyncio
+import signal
 import uuid
 
 from aiohttp import web
@@ -25,9 +29,16 @@ from aiortc_peer import emit, receive_frames, report_ice_states
 
 
 class Endpoint:
-    def __init__(self, token):
+    def __init__(self, token, links):
         self.token = token
+        self.links = links
         self.sessions = {}
+
+    def link_headers(self):
+        return [("Link", value) for value in self.links]
+
+    async def options(self, request):
+        return web.Response(status=204, headers=self.link_headers())
 
     def authorized(self, request):
         return self.token is None or request.headers.get("Authorization") == f"Bearer {self.token}"
@@ -56,8 +67,8 @@ class Endpoint:
         await pc.setLocalDescription(await pc.createAnswer())
         location = f"/whip/session/{session}"
         emit("answer", location=location)
-        return web.Response(
-            status=201, text=pc.localDescription.sdp, content_type="application/sdp", headers={"Location": location})
+        headers = [("Location", location)] + self.link_headers()
+        return web.Response(status=201, text=pc.localDescription.sdp, content_type="application/sdp", headers=headers)
 
     async def delete(self, request):
         if not self.authorized(request):
@@ -76,11 +87,13 @@ def main():
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--token")
+    parser.add_argument("--link", action="append", default=[])
     arguments = parser.parse_args()
 
-    endpoint = Endpoint(arguments.token)
+    endpoint = Endpoint(arguments.token, arguments.link)
     app = web.Application()
     app.router.add_post("/whip", endpoint.post)
+    app.router.add_route("OPTIONS", "/whip", endpoint.options)
     app.router.add_delete("/whip/session/{session}", endpoint.delete)
 
     async def serve():
@@ -90,12 +103,15 @@ def main():
         await site.start()
         port = site._server.sockets[0].getsockname()[1]
         emit("listening", port=port)
-        await asyncio.Event().wait()
+        stopping = asyncio.Event()
+        for number in (signal.SIGINT, signal.SIGTERM):
+            asyncio.get_running_loop().add_signal_handler(number, stopping.set)
+        await stopping.wait()
+        for pc in list(endpoint.sessions.values()):
+            await pc.close()
+        await runner.cleanup()
 
-    try:
-        asyncio.run(serve())
-    except KeyboardInterrupt:
-        pass
+    asyncio.run(serve())
 
 
 if __name__ == "__main__":
