@@ -6,8 +6,9 @@
 /// `POST <session>/keyframe`: a page has no API to send a PLI.
 ///
 /// When its connection fails (or stays disconnected for 3 s) it restarts ICE with a PATCH
-/// (RFC 9725 section 4.3.2); if that does not connect within 5 s, it ends the session and
-/// POSTs a new one after 1, 2, 4 ... up to 30 s, jittered, and says so in its state line.
+/// (RFC 9725 section 4.3.2); if that does not connect within 5 s, or a connected session
+/// decodes nothing for 6 s, it ends the session and POSTs a new one after 1, 2, 4 ... up to
+/// 30 s, jittered, and says so in its state line.
 ///
 /// `?whep=URL` points it at another endpoint (CORS is open). `window.camrtpViewer` holds the
 /// state, the latest figures and their history, for tests that drive the page.
@@ -65,7 +66,7 @@ public enum ViewerPage {
     const series = { bitrate: [], rtt: [], loss: [], fps: [] };
     const units = { bitrate: "kbit/s", rtt: "ms", loss: "%", fps: "fps" };
     let pc = null, timer = null, previous = null;
-    let etag = null, recovering = false, lostTimer = null, reconnectTimer = null, attempt = 0;
+    let etag = null, recovering = false, lostTimer = null, reconnectTimer = null, attempt = 0, decodedAt = 0;
 
     function setState(state) { viewer.state = state; $("state").textContent = state; }
     function fail(message) { viewer.error = String(message); $("error").textContent = viewer.error; setState("failed"); }
@@ -193,7 +194,8 @@ public enum ViewerPage {
     }
 
     function reconnect(cause) {
-      clearTimeout(reconnectTimer);
+      clearTimeout(reconnectTimer); clearTimeout(lostTimer);
+      clearInterval(timer); timer = null;
       attempt += 1;
       viewer.reconnections += 1;
       const seconds = Math.min(30, Math.max(1, Math.min(30, 2 ** (attempt - 1)) * (0.8 + 0.4 * Math.random())));
@@ -265,6 +267,13 @@ public enum ViewerPage {
         if (s.type === "candidate-pair" && ((transport && s.id === transport.selectedCandidatePairId) || (!pair && s.nominated && s.state === "succeeded"))) pair = s;
       });
       if (!inbound) return;
+      // A session that is connected but shows nothing is as good as lost.
+      if (previous && inbound.framesDecoded > previous.frames) decodedAt = inbound.timestamp;
+      if (!previous) decodedAt = inbound.timestamp;
+      if (pc.connectionState === "connected" && !recovering && inbound.timestamp - decodedAt > 6000) {
+        reconnect("no frames for 6 s");
+        return;
+      }
       const now = { t: inbound.timestamp, bytes: inbound.bytesReceived || 0, frames: inbound.framesDecoded || 0, lost: inbound.packetsLost || 0, received: inbound.packetsReceived || 0 };
       const figures = {
         framesDecoded: now.frames, frameWidth: inbound.frameWidth || 0, frameHeight: inbound.frameHeight || 0,
