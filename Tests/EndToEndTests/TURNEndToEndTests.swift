@@ -25,9 +25,9 @@ extension EndToEnd {
             let turn: ExternalTool.Running
             let directory: TemporaryDirectory
 
-            init() throws {
+            init(dropsDirectUDP: Bool = true) throws {
                 if let reason = TURNEndToEndTests.unavailableReason { try Test.cancel("TURN with coturn: \(reason)") }
-                network = try RelayedNetwork()
+                network = try RelayedNetwork(dropsDirectUDP: dropsDirectUDP)
                 directory = TemporaryDirectory()
                 do {
                     turn = try network.startTURNServer(user: TURNEndToEndTests.user, password: TURNEndToEndTests.password, directory: directory.path)
@@ -136,6 +136,33 @@ extension EndToEnd {
             #expect((stats["framesDecoded"] as? Int ?? 0) >= 90, "\(stats)")
             #expect(try bed.network.droppedDatagrams() > 0)
             print("Chromium through TURN, after an ICE restart: local \(types[0] ?? "-"), remote \(types[1] ?? "-")")
+        }
+
+        /// Figures, not checks (CAMRTP_WEBRTC_MEASURE=1): from starting `camrtp publish` to the
+        /// first picture aiortc decodes, 5 times through the relay (direct UDP dropped) and 5 times
+        /// direct (the same hosts and TURN server, UDP forwarded), with ICE's share.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["CAMRTP_WEBRTC_MEASURE"] == "1"), arguments: [true, false])
+        func timeToFirstFrameThroughTURNAgainstDirect(_ relayed: Bool) async throws {
+            var firstFrame: [Double] = []
+            var ice: [Double] = []
+            for _ in 0..<5 {
+                let bed = try Bed(dropsDirectUDP: relayed)
+                let endpoint = try bed.endpoint()
+                let start = Double(MonotonicClock.nowNs()) / 1e9
+                let publisher = try bed.publish(["--turn", Self.turnURL, "--size", "640x480"])
+                let first = endpoint.waitForLine(containing: "\"frame\"", in: .stdout)
+                publisher.interrupt()
+                let result = publisher.wait(timeout: TestPatience.seconds)
+                bed.stop(endpoint)
+                let time = try #require(WHEPServeEndToEndTests.event(first)?["t"] as? Double, "\(result.stderr)")
+                #expect(result.stderr.contains("(relay) ⇄") == relayed, "\(result.stderr)")
+                firstFrame.append((time - start) * 1000)
+                ice.append(WHIPPublishEndToEndTests.figure(after: "ICE ", in: result.stderr))
+            }
+            let path = relayed ? "through TURN (relay pair)" : "direct (host pair)"
+            print("publish 640x480 to aiortc \(path): first decoded frame median \(DecimalText.fixed(firstFrame.median, decimals: 0)) ms "
+                + "(runs: \(firstFrame.map { DecimalText.fixed($0, decimals: 0) }.joined(separator: ", "))), "
+                + "ICE median \(DecimalText.fixed(ice.median, decimals: 0)) ms")
         }
 
         /// A TURN server that refuses the password, and one that never answers: one line names

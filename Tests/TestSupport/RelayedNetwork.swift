@@ -28,7 +28,8 @@ public final class RelayedNetwork: Sendable {
         return nil
     }
 
-    public init() throws {
+    /// `dropsDirectUDP` false keeps the direct path open, for comparing with the relay.
+    public init(dropsDirectUDP: Bool = true) throws {
         let tag = "\(getpid())-\(Self.counter.wrappingAdd(1, ordering: .relaxed).oldValue)"
         (left, middle, right) = ("camrtp-l-\(tag)", "camrtp-m-\(tag)", "camrtp-r-\(tag)")
         try Self.ip(["netns", "add", left])
@@ -50,7 +51,7 @@ public final class RelayedNetwork: Sendable {
             try run(in: middle, ["/usr/sbin/sysctl", "-q", "-w", "net.ipv4.ip_forward=1"])
             try run(in: middle, ["/usr/sbin/nft", "add table inet relayonly"])
             try run(in: middle, ["/usr/sbin/nft", "add chain inet relayonly forward { type filter hook forward priority 0; }"])
-            try run(in: middle, ["/usr/sbin/nft", "add rule inet relayonly forward meta l4proto udp counter drop"])
+            try run(in: middle, ["/usr/sbin/nft", "add rule inet relayonly forward meta l4proto udp counter \(dropsDirectUDP ? "drop" : "accept")"])
             for (name, device) in [(left, "l0"), (middle, "m0"), (middle, "m1"), (right, "r0")] { try waitUntilCarrier(name, device) }
         } catch {
             remove()

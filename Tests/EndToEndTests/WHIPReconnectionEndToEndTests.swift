@@ -1,0 +1,134 @@
+import Foundation
+import MediaCore
+import TestSupport
+import Testing
+
+extension EndToEnd {
+    /// `publish` for as long as it runs: its endpoint (aiortc) stops and comes back, gracefully
+    /// (DTLS close_notify) or by a crash, and camrtp publishes again by itself; an endpoint that
+    /// is not there is tried with a growing backoff; bad --turn URLs are one line.
+    @Suite(.serialized) struct WHIPReconnectionEndToEndTests {
+        typealias Bed = WHIPPublishEndToEndTests.Bed
+
+        /// The endpoint again on the same port, in the same namespace.
+        static func restartEndpoint(in namespace: NetworkNamespace) throws -> ExternalTool.Running {
+            let endpoint = try namespace.start([
+                "/usr/bin/python3", "-u", TestTools.path("whip_endpoint.py"), "--port", String(WHIPPublishEndToEndTests.port),
+            ])
+            try #require(endpoint.waitForLine(containing: "\"listening\"", in: .stdout) != nil, "\(endpoint.output(.stderr))")
+            return endpoint
+        }
+
+        static func decodes(_ endpoint: ExternalTool.Running, frames: Int = 30) -> Bool {
+            endpoint.waitForLine(in: .stdout) { $0.contains("\"frame\"") && $0.contains("\"n\": \(frames),") } != nil
+        }
+
+        /// SIGINT closes the endpoint's sessions (close_notify) or SIGKILL drops them unseen; a
+        /// new endpoint on the same port then decodes the stream, and --stats-json counts the
+        /// reconnection.
+        @Test(.timeLimit(.minutes(3)), arguments: [SIGINT, SIGKILL])
+        func publishComesBackAfterItsEndpointRestarts(_ signal: Int32) async throws {
+            let bed = try Bed()
+            defer { bed.stop() }
+            let statsFile = TemporaryDirectory()
+            let publisher = try bed.namespace.start(
+                WHIPPublishEndToEndTests.publishArguments(["--stats-json", statsFile.file("stats.json")]))
+            defer { if publisher.isRunning { publisher.interrupt(); _ = publisher.wait(timeout: 10) } }
+            #expect(Self.decodes(bed.endpoint), "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")
+            kill(bed.endpoint.pid, signal)
+            _ = bed.endpoint.wait(timeout: TestPatience.seconds)
+            let second = try Self.restartEndpoint(in: bed.namespace)
+            defer { second.interrupt(); _ = second.wait(timeout: 10) }
+            #expect(Self.decodes(second), "\(second.output(.stdout)) \(publisher.output(.stderr))")
+
+            publisher.interrupt()
+            let result = publisher.wait(timeout: TestPatience.seconds)
+            #expect(result.status == 0, "\(result.stderr)")
+            let reconnecting = result.stderr.split(separator: "\n").filter { $0.contains("reconnecting in ") }
+            #expect(!reconnecting.isEmpty, "\(result.stderr)")
+            let cause = signal == SIGINT ? "the endpoint ended the session" : "consent"
+            #expect(reconnecting.first?.contains(cause) == true, "\(result.stderr)")
+            #expect(result.stderr.contains("published again"), "\(result.stderr)")
+            let stats = try String(contentsOfFile: statsFile.file("stats.json"), encoding: .utf8)
+            let reconnections = stats.split(separator: "\n").first { $0.contains("\"reconnections\"") }
+            #expect(reconnections.map { !$0.contains(": 0,") } == true, "\(stats)")
+            print("endpoint \(signal == SIGINT ? "restarted" : "crashed"): \(reconnecting.joined(separator: " | "))")
+        }
+
+        /// Nothing listens: camrtp tries again after about 1, 2 and 4 s, says why each time, and
+        /// with --reconnect-limit 3 gives up after the third, in one last line, exit 1.
+        @Test(.timeLimit(.minutes(2)))
+        func anEndpointThatIsNotThereIsTriedWithAGrowingBackoff() throws {
+            let refusing = try RefusingTCPPort()
+            let start = MonotonicClock.nowNs()
+            let result = try CamrtpBinary.run(
+                ["publish", "--source", "testsrc", "--whip", "http://127.0.0.1:\(refusing.port)/whip", "--local-address", "127.0.0.1",
+                 "--reconnect-limit", "3"],
+                timeout: TestPatience.seconds)
+            let seconds = Double(MonotonicClock.nowNs() - start) / 1e9
+            #expect(result.status == 1, "\(result.stderr)")
+            let lines = result.stderr.split(separator: "\n")
+            #expect(lines.count == 4, "\(result.stderr)")
+            let delays = lines.dropLast().compactMap { line -> Double? in
+                guard let range = line.range(of: "reconnecting in ") else { return nil }
+                return Double(line[range.upperBound...].prefix { $0.isNumber || $0 == "." })
+            }
+            #expect(delays.count == 3 && delays == delays.sorted(), "\(delays)")
+            #expect(zip(delays, [1.0, 2.0, 4.0]).allSatisfy { $0 >= max(1, $1 * 0.8) - 0.05 && $0 <= $1 * 1.2 + 0.05 }, "\(delays)")
+            #expect(lines.dropLast().allSatisfy { $0.contains("refused the connection") }, "\(result.stderr)")
+            #expect(lines.last?.contains("gave up after 3 reconnection attempts (--reconnect-limit 3)") == true, "\(result.stderr)")
+            #expect(seconds >= delays.reduce(0, +), "\(seconds) s")
+        }
+
+        /// A --turn that does not parse is one line naming it, exit 2, and its password is never
+        /// repeated; the same for serve.
+        @Test(arguments: [
+            ("turn://user:hunter2@turn.example.org:99999", "the port"),
+            ("turn://turn.example.org:3478", "USER:PASS@"),
+            ("stun://user:hunter2@turn.example.org", "scheme"),
+            ("turn://user:hunter2%zz@turn.example.org", "%"),
+            ("turns://user:hunter2@turn.example.org?transport=udp", "transport"),
+        ])
+        func aTURNURLThatDoesNotParseIsOneLineAndExit2(_ url: String, _ reason: String) throws {
+            for command in [["publish", "--whip", "http://127.0.0.1:9/whip"], ["serve"]] {
+                let result = try CamrtpBinary.run(command + ["--source", "testsrc", "--turn", url], timeout: TestPatience.seconds)
+                #expect(result.status == 2, "\(result.stderr)")
+                let lines = result.stderr.split(separator: "\n")
+                #expect(lines.count == 1 && lines[0].contains("--turn") && lines[0].contains(reason), "\(result.stderr)")
+                #expect(!result.stderr.contains("hunter2"), "\(result.stderr)")
+            }
+        }
+
+        /// Figures, not checks (CAMRTP_WEBRTC_MEASURE=1): how long `publish` takes to stream again
+        /// after its endpoint restarts, 10 times each way: from the old endpoint's end to the new
+        /// one's first decoded frame, and from the new one listening to that frame.
+        @Test(.enabled(if: ProcessInfo.processInfo.environment["CAMRTP_WEBRTC_MEASURE"] == "1"), arguments: [SIGINT, SIGKILL])
+        func timeToStreamAgainAfterTheEndpointRestarts(_ signal: Int32) async throws {
+            var sinceDown: [Double] = []
+            var sinceListening: [Double] = []
+            for _ in 0..<10 {
+                let bed = try Bed()
+                defer { bed.stop() }
+                let publisher = try bed.namespace.start(WHIPPublishEndToEndTests.publishArguments(["--size", "640x480"]))
+                defer { publisher.interrupt(); _ = publisher.wait(timeout: 10) }
+                try #require(Self.decodes(bed.endpoint, frames: 10))
+                let down = Double(MonotonicClock.nowNs()) / 1e9
+                kill(bed.endpoint.pid, signal)
+                _ = bed.endpoint.wait(timeout: TestPatience.seconds)
+                let second = try Self.restartEndpoint(in: bed.namespace)
+                defer { second.interrupt(); _ = second.wait(timeout: 10) }
+                let first = try #require(second.waitForLine(containing: "\"frame\"", in: .stdout), "\(publisher.output(.stderr))")
+                let events = WHEPServeEndToEndTests.events(second.output(.stdout))
+                let listening = try #require(events.first { $0["event"] as? String == "listening" }?["t"] as? Double)
+                let frameTime = try #require(WHEPServeEndToEndTests.event(first)?["t"] as? Double)
+                sinceDown.append(frameTime - down)
+                sinceListening.append(frameTime - listening)
+            }
+            let how = signal == SIGINT ? "restarts (SIGINT, sessions closed)" : "crashes (SIGKILL)"
+            for (name, values) in [("from the old endpoint's end", sinceDown), ("from the new endpoint listening", sinceListening)] {
+                print("publish after its endpoint \(how), \(name) to the first decoded frame: median \(DecimalText.fixed(values.median, decimals: 2)) s, "
+                    + "worst \(DecimalText.fixed(values.max() ?? .nan, decimals: 2)) s (runs: \(values.map { DecimalText.fixed($0, decimals: 2) }.joined(separator: ", ")))")
+            }
+        }
+    }
+}
