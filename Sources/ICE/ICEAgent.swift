@@ -162,17 +162,18 @@ public final class ICEAgent: @unchecked Sendable {
         return nil
     }
 
-    /// One TURN server for relayed candidates (RFC 8656), with its long-term credentials.
+    /// One TURN server for relayed candidates (RFC 8656), with its long-term credentials, over
+    /// UDP or TCP. Not over TLS (`turns:`): libnice 0.1.21 in RFC 5245 mode takes
+    /// `NICE_RELAY_TYPE_TURN_TLS` as plain TCP, which would send TURN in clear to a TLS port.
     private func addRelay(_ server: ICEServer) throws(ICEError) {
-        guard server.uri.scheme.isTURN, let username = server.username, let credential = server.credential else {
-            throw ICEError("use TURN server \(server)", detail: "it is no TURN server with a user name and a credential")
+        guard server.uri.scheme == .turn, let username = server.username, let credential = server.credential else {
+            throw ICEError(
+                "use TURN server \(server)",
+                detail: server.uri.scheme == .turns
+                    ? "TURN over TLS is not supported (libnice would connect in clear)" : "it is no TURN server with a user name and a credential")
         }
         let address = try ServerAddressResolver.resolve(server.uri.host, server: "TURN server \(server)")
-        let type: NiceRelayType = switch (server.uri.scheme, server.uri.transport) {
-        case (.turns, _): NICE_RELAY_TYPE_TURN_TLS
-        case (_, .tcp): NICE_RELAY_TYPE_TURN_TCP
-        default: NICE_RELAY_TYPE_TURN_UDP
-        }
+        let type = server.uri.transport == .tcp ? NICE_RELAY_TYPE_TURN_TCP : NICE_RELAY_TYPE_TURN_UDP
         guard nice_agent_set_relay_info(agent, streamID, 1, address, UInt32(server.uri.port), username, credential, type) != 0 else {
             throw ICEError("use TURN server \(server)", detail: "libnice refused it")
         }

@@ -21,8 +21,8 @@ public struct ICEConfiguration: Sendable, Hashable {
     /// For a server-reflexive candidate; resolved on the agent's thread when gathering starts.
     public var stunServer: STUNServerAddress?
     /// TURN servers (RFC 8656) for relayed candidates, one allocation each per local address:
-    /// `turn:` over UDP or TCP, `turns:` over TLS. Resolved on the agent's thread when
-    /// gathering starts.
+    /// `turn:` over UDP or TCP (`turns:` is skipped: see `ICEAgent`). Resolved on the agent's
+    /// thread when gathering starts.
     public var turnServers: [ICEServer]
     /// Host candidates only on these address literals; empty means every usable interface,
     /// IPv4 and IPv6 (libnice skips loopback and link-local interfaces then).

@@ -251,13 +251,14 @@ public final class WHIPPublisher: Sendable {
     }
 
     /// The sender's configuration for one session: the configured STUN and TURN servers, then
-    /// the endpoint's (its STUN server only when none is configured: libnice takes one).
+    /// the endpoint's (its STUN server only when none is configured: libnice takes one; no
+    /// `stuns:` or `turns:`, which libnice would reach in clear).
     private func senderConfiguration(with offered: [ICEServer]) -> WebRTCSenderConfiguration {
         var sender = configuration.sender
         if sender.transport.stunServer == nil, let stun = offered.first(where: { !$0.uri.scheme.isTURN && !$0.uri.scheme.isSecure }) {
             sender.transport.stunServer = STUNServerAddress(host: stun.uri.host, port: stun.uri.port)
         }
-        sender.transport.turnServers = Self.merged(sender.transport.turnServers, offered.filter { $0.uri.scheme.isTURN })
+        sender.transport.turnServers = Self.merged(sender.transport.turnServers, offered.filter { $0.uri.scheme == .turn })
         return sender
     }
 

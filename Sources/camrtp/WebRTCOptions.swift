@@ -12,7 +12,7 @@ struct WebRTCOptions: ParsableArguments {
     var stun: String?
 
     @Option(name: .customLong("turn"), help: ArgumentHelp(
-        "A TURN server for relayed candidates, turn://USER:PASS@HOST:PORT[?transport=udp|tcp] or turns://... (percent-encode @ : % in USER and PASS); repeatable.",
+        "A TURN server for relayed candidates, turn://USER:PASS@HOST:PORT[?transport=udp|tcp] (percent-encode @ : % in USER and PASS); repeatable.",
         valueName: "url"))
     var turnURLs: [String] = []
 
@@ -50,13 +50,18 @@ struct WebRTCOptions: ParsableArguments {
             }
         }
         for (index, url) in turnURLs.enumerated() {
+            // The URL holds a password: it is named by position, never repeated.
+            let name = turnURLs.count > 1 ? "--turn #\(index + 1)" : "--turn"
+            let server: ICEServer
             do throws(ICEServerError) {
-                _ = try ICEServer(turnURL: url)
+                server = try ICEServer(turnURL: url)
             } catch {
-                // The URL holds a password: it is named by position, never repeated.
-                let name = turnURLs.count > 1 ? "--turn #\(index + 1)" : "--turn"
+                throw ValidationError("\(name): \(error); expected turn://USER:PASS@HOST:PORT[?transport=udp|tcp]")
+            }
+            guard server.uri.scheme == .turn else {
                 throw ValidationError(
-                    "\(name): \(error); expected turn://USER:PASS@HOST:PORT[?transport=udp|tcp] or turns://USER:PASS@HOST:PORT")
+                    "\(name): turns:// (TURN over TLS) is not supported yet, as libnice would send it in clear; "
+                        + "use turn://USER:PASS@HOST:PORT?transport=tcp where only TCP gets out")
             }
         }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both or neither") }

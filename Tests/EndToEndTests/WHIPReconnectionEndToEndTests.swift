@@ -88,6 +88,7 @@ extension EndToEnd {
             ("stun://user:hunter2@turn.example.org", "scheme"),
             ("turn://user:hunter2%zz@turn.example.org", "%"),
             ("turns://user:hunter2@turn.example.org?transport=udp", "transport"),
+            ("turns://user:hunter2@turn.example.org:5349", "(TURN over TLS) is not supported"),
         ])
         func aTURNURLThatDoesNotParseIsOneLineAndExit2(_ url: String, _ reason: String) throws {
             for command in [["publish", "--whip", "http://127.0.0.1:9/whip"], ["serve"]] {
