@@ -48,7 +48,7 @@ public final class RelayedNetwork: Sendable {
             }
             try Self.ip(["-n", left, "route", "add", "default", "via", Self.middleLeftAddress])
             try Self.ip(["-n", right, "route", "add", "default", "via", Self.middleRightAddress])
-            try run(in: middle, ["/usr/sbin/sysctl", "-q", "-w", "net.ipv4.ip_forward=1"])
+            try run(in: middle, ["/bin/sh", "-c", "echo 1 > /proc/sys/net/ipv4/ip_forward"])
             try run(in: middle, ["/usr/sbin/nft", "add table inet relayonly"])
             try run(in: middle, ["/usr/sbin/nft", "add chain inet relayonly forward { type filter hook forward priority 0; }"])
             try run(in: middle, ["/usr/sbin/nft", "add rule inet relayonly forward meta l4proto udp counter \(dropsDirectUDP ? "drop" : "accept")"])
