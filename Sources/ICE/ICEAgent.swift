@@ -112,21 +112,18 @@ public final class ICEAgent: @unchecked Sendable {
     /// those known by then (trickle ICE: gathering goes on). Each also arrives as
     /// `.localCandidate` as soon as it is known, and the end as `.gatheringDone`. Call once.
     public func gatherCandidates(waitingAtMostNs: Int64? = nil) async throws(ICEError) -> [ICECandidate] {
-        let callbacks = callbacks
-        let deadline = waitingAtMostNs.map { wait in
-            Task {
-                try await Task.sleep(for: .nanoseconds(wait))
-                callbacks.stopWaitingForGathering()
-            }
-        }
-        defer { deadline?.cancel() }
         let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<[ICECandidate], ICEError>, Never>) in
             guard callbacks.setGatheringWaiter(waiter) else {
                 waiter.resume(returning: .failure(ICEError("gather candidates", detail: "gathering was already started")))
                 return
             }
             let posted = post { [self] in
-                if let failure = startGathering() { callbacks.failGathering(failure) }
+                if let failure = startGathering() {
+                    callbacks.failGathering(failure)
+                } else if let waitingAtMostNs {
+                    let callbacks = callbacks
+                    loop.after(milliseconds: UInt32(clamping: waitingAtMostNs / 1_000_000)) { callbacks.stopWaitingForGathering() }
+                }
             }
             if !posted { callbacks.failGathering(Self.closedError("gather candidates")) }
         }
