@@ -172,7 +172,7 @@ public final class WHIPPublisher: Sendable {
         }
         current.withLock { $0.session = session }
         report(.published(session, reconnection: reconnection))
-        let new = session.iceServers.servers.filter { !senderConfiguration.transport.uses($0) }
+        let new = session.iceServers.servers.filter { !$0.uri.scheme.isSecure && !senderConfiguration.transport.uses($0) }
         if !new.isEmpty {
             learned = Self.merged(learned, new)
             report(.iceServersOffered(new))
@@ -185,9 +185,8 @@ public final class WHIPPublisher: Sendable {
         }
         current.withLock { $0.sender = sender }
         if let previous = sink.use(sender) { await Self.close(previous) }
-        var entityTag = session.entityTag
         var trickling: Task<Void, Never>? = sender.connection.localTransport.endOfCandidates
-            ? nil : trickle(from: sender, to: session, skipping: offeredCandidates, entityTag: entityTag)
+            ? nil : trickle(from: sender, to: session, skipping: offeredCandidates, entityTag: session.entityTag)
         defer { trickling?.cancel() }
 
         var turnChecked = false
@@ -218,8 +217,7 @@ public final class WHIPPublisher: Sendable {
                 trickling = nil
                 report(.restartingICE(cause: trouble))
                 switch await restartICE(sender, session: session) {
-                case .restarted(let tag):
-                    entityTag = tag ?? entityTag
+                case .restarted:
                     let deadline = now() + policy.restartWaitNs
                     switch await waitForConnection(sender, deadlineNs: deadline, turnChecked: &turnChecked) {
                     case .cancelled: return .cancelled
@@ -312,7 +310,7 @@ public final class WHIPPublisher: Sendable {
     // MARK: ICE restart and trickle
 
     private enum RestartOutcome {
-        case restarted(entityTag: String?)
+        case restarted
         /// 405, 422 or 501: the endpoint takes no restart; its answer.
         case unsupported(String)
         case failed(String)
@@ -324,9 +322,9 @@ public final class WHIPPublisher: Sendable {
             switch try await client.patch(session, fragment: fragment.serialized(), ifMatch: "*") {
             case .applied:
                 return .failed("the endpoint answered 204 without its new ICE values")
-            case .restarted(let text, let entityTag):
+            case .restarted(let text, _):
                 try sender.acceptRestartAnswer(try SDPFragment(parsing: text))
-                return .restarted(entityTag: entityTag)
+                return .restarted
             }
         } catch let error as WHIPError where [405, 422, 501].contains(error.statusCode) {
             return .unsupported("\(error)")
