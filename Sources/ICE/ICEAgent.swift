@@ -179,15 +179,21 @@ public final class ICEAgent: @unchecked Sendable {
     // MARK: Restart
 
     /// ICE restart (RFC 8445 section 9; libnice's `nice_agent_restart_stream`): new local
-    /// credentials, the peer's candidates and the checks dropped, local consent restored.
-    /// Local candidates are kept, not gathered again. The selected pair carries media until
-    /// checks with the peer's new credentials and candidates (`setRemoteCredentials`,
-    /// `addRemoteCandidates`) select another. Returns our new credentials.
-    public func restart() async throws(ICEError) -> ICECredentials {
+    /// credentials (`credentials`, or libnice's own), the peer's candidates and the checks
+    /// dropped, local consent restored. Local candidates are kept, not gathered again. The
+    /// selected pair carries media until checks with the peer's new credentials and candidates
+    /// (`setRemoteCredentials`, `addRemoteCandidates`) select another. Returns our new credentials.
+    public func restart(with credentials: ICECredentials? = nil) async throws(ICEError) -> ICECredentials {
         let result = await withCheckedContinuation { (waiter: CheckedContinuation<Result<ICECredentials, ICEError>, Never>) in
             let posted = post { [self] in
                 guard nice_agent_restart_stream(agent, streamID) != 0 else {
                     waiter.resume(returning: .failure(ICEError("restart ICE", detail: "nice_agent_restart_stream failed")))
+                    return
+                }
+                if let credentials,
+                    nice_agent_set_local_credentials(agent, streamID, credentials.usernameFragment, credentials.password) == 0
+                {
+                    waiter.resume(returning: .failure(ICEError("restart ICE", detail: "libnice refused the new credentials")))
                     return
                 }
                 var ufrag: UnsafeMutablePointer<gchar>?

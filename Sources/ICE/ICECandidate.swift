@@ -80,4 +80,13 @@ public struct ICECredentials: Sendable, Hashable {
         self.usernameFragment = usernameFragment
         self.password = password
     }
+
+    /// Fresh credentials from the system's random source: 8 and 24 ice-chars (RFC 8839 section
+    /// 5.4 asks for at least 4 and 22, with 24 and 128 bits of randomness).
+    public static func random() -> ICECredentials {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var generator = SystemRandomNumberGenerator()
+        func text(_ count: Int) -> String { String((0..<count).map { _ in characters.randomElement(using: &generator)! }) }
+        return ICECredentials(usernameFragment: text(8), password: text(24))
+    }
 }

@@ -318,12 +318,12 @@ public final class WHIPPublisher: Sendable {
 
     private func restartICE(_ sender: WebRTCVideoSender, session: WHIPSession) async -> RestartOutcome {
         do {
-            let fragment = try await sender.restartICE()
+            let fragment = sender.proposeICERestart()
             switch try await client.patch(session, fragment: fragment.serialized(), ifMatch: "*") {
             case .applied:
                 return .failed("the endpoint answered 204 without its new ICE values")
             case .restarted(let text, _):
-                try sender.acceptRestartAnswer(try SDPFragment(parsing: text))
+                try await sender.acceptRestartAnswer(try SDPFragment(parsing: text))
                 return .restarted
             }
         } catch let error as WHIPError where [405, 422, 501].contains(error.statusCode) {

@@ -47,6 +47,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         var selectedPair: ICECandidatePair?
         /// The peer's current ICE credentials: the description's, then each restart's.
         var remoteCredentials: SDP.ICECredentials?
+        /// Ours for a restart we proposed, until the peer answers it.
+        var proposedCredentials: ICE.ICECredentials?
         var started = false
         var closed = false
         var waiters: [Waiter] = []
@@ -177,22 +179,30 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
 
     // MARK: ICE restart
 
-    /// Starts an ICE restart from our side (RFC 8445 section 9; a WHIP client's PATCH, RFC 9725
-    /// section 4.3.2): our new credentials with our candidates, to signal; then
-    /// `acceptRestart` with the peer's. DTLS and SRTP carry on over whatever pair the new checks
+    /// Proposes an ICE restart from our side (RFC 8445 section 9; a WHIP client's PATCH, RFC
+    /// 9725 section 4.3.2): new credentials with our candidates, to signal. Nothing changes
+    /// until `acceptRestart` takes the peer's answer, so a peer that refuses the restart leaves
+    /// the connection as it was. DTLS and SRTP then carry on over whatever pair the new checks
     /// select; until then the current pair carries media, if it still works.
-    public func restartICE() async throws(WebRTCError) -> LocalTransportParameters {
+    public func proposeRestart() -> LocalTransportParameters {
+        let credentials = ICE.ICECredentials.random()
+        status.withLock { $0.proposedCredentials = credentials }
+        var transport = localTransport
+        transport.iceCredentials = TransportConversion.sdpCredentials(credentials)
+        return transport
+    }
+
+    /// The peer's answer to the restart we proposed: ours take effect with its new credentials
+    /// and candidates.
+    public func acceptRestart(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) async throws(WebRTCError) {
+        guard let proposed = status.withLock({ $0.proposedCredentials.take() }) else {
+            throw .unexpectedAnswer("no ICE restart was proposed")
+        }
         do throws(ICEError) {
-            _ = try await agent.restart()
+            _ = try await agent.restart(with: proposed)
         } catch {
             throw .ice(error)
         }
-        status.withLock { $0.remoteCredentials = nil }
-        return localTransport
-    }
-
-    /// The peer's answer to our restart: its new credentials and candidates.
-    public func acceptRestart(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
         try applyRemoteICE(credentials, candidates: candidates, endOfCandidates: endOfCandidates)
     }
 

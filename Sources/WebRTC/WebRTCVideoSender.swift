@@ -153,18 +153,19 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
         SDPFragment(describing: connection.localTransport, in: localSession)
     }
 
-    /// Starts an ICE restart from our side (a WHIP client's): returns the fragment to PATCH,
-    /// our new credentials with our candidates. `acceptRestartAnswer` takes the endpoint's.
-    public func restartICE() async throws -> SDPFragment {
-        SDPFragment(describing: try await connection.restartICE(), in: localSession)
+    /// Proposes an ICE restart from our side (a WHIP client's): returns the fragment to PATCH,
+    /// new credentials with our candidates. Nothing changes until `acceptRestartAnswer` takes
+    /// the endpoint's answer; an endpoint that refuses leaves the connection as it was.
+    public func proposeICERestart() -> SDPFragment {
+        SDPFragment(describing: connection.proposeRestart(), in: localSession)
     }
 
     /// The endpoint's answer to our restart: its new credentials and candidates.
-    public func acceptRestartAnswer(_ fragment: SDPFragment) throws {
+    public func acceptRestartAnswer(_ fragment: SDPFragment) async throws {
         guard let credentials = fragment.iceCredentials else {
             throw WebRTCError.unexpectedAnswer("the ICE restart's answer has no a=ice-ufrag and a=ice-pwd")
         }
-        try connection.acceptRestart(credentials, candidates: fragment.candidates, endOfCandidates: fragment.isEndOfCandidates)
+        try await connection.acceptRestart(credentials, candidates: fragment.candidates, endOfCandidates: fragment.isEndOfCandidates)
     }
 
     /// A fragment the peer PATCHed (a WHEP client's): with credentials other than the current

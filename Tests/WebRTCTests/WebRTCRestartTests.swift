@@ -92,7 +92,13 @@ struct WebRTCRestartTests {
         let before = sender.statistics.connection
         let oldCredentials = try #require(sender.localICEFragment.iceCredentials)
 
-        let offered = try SDPFragment(parsing: try await sender.restartICE().serialized())
+        // A proposal the endpoint refuses (422) changes nothing: the old credentials stay.
+        let refused = sender.proposeICERestart()
+        #expect(refused.iceCredentials != oldCredentials)
+        #expect(sender.localICEFragment.iceCredentials == oldCredentials)
+        try await decode(3, from: sender, receiver, frames)
+
+        let offered = try SDPFragment(parsing: sender.proposeICERestart().serialized())
         let newCredentials = try #require(offered.iceCredentials)
         #expect(newCredentials != oldCredentials)
         #expect(!offered.candidates.isEmpty)
@@ -101,7 +107,7 @@ struct WebRTCRestartTests {
             newCredentials, candidates: offered.candidates, endOfCandidates: offered.isEndOfCandidates)
         let answer = SDPFragment(describing: answered, in: try SessionDescription(parsing: receiver.answer))
         #expect(answer.iceCredentials != receiver.connection.remoteICECredentials)
-        try sender.acceptRestartAnswer(try SDPFragment(parsing: answer.serialized()))
+        try await sender.acceptRestartAnswer(try SDPFragment(parsing: answer.serialized()))
         #expect(sender.connection.remoteICECredentials == answer.iceCredentials)
 
         try await decode(10, from: sender, receiver, frames)
@@ -136,11 +142,11 @@ struct WebRTCRestartTests {
         ])
         #expect(try await sender.applyRemoteFragment(sameCredentials) == nil)
 
-        let restarted = try await receiver.connection.restartICE()
-        let fragment = SDPFragment(describing: restarted, in: try SessionDescription(parsing: receiver.localDescription))
+        let proposed = receiver.connection.proposeRestart()
+        let fragment = SDPFragment(describing: proposed, in: try SessionDescription(parsing: receiver.localDescription))
         let answer = try #require(try await sender.applyRemoteFragment(fragment))
         let ours = try #require(answer.iceCredentials)
-        try receiver.connection.acceptRestart(ours, candidates: answer.candidates, endOfCandidates: answer.isEndOfCandidates)
+        try await receiver.connection.acceptRestart(ours, candidates: answer.candidates, endOfCandidates: answer.isEndOfCandidates)
         try await decode(10, from: sender, receiver, frames)
         #expect(sender.state == .ready)
     }
