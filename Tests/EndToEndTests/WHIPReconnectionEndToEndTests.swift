@@ -46,13 +46,61 @@ extension EndToEnd {
             #expect(result.status == 0, "\(result.stderr)")
             let reconnecting = result.stderr.split(separator: "\n").filter { $0.contains("reconnecting in ") }
             #expect(!reconnecting.isEmpty, "\(result.stderr)")
-            let cause = signal == SIGINT ? "the endpoint ended the session" : "consent"
-            #expect(reconnecting.first?.contains(cause) == true, "\(result.stderr)")
+            // A clean restart closes the session; after a crash the endpoint falls silent, the
+            // ICE restart's PATCH finds no such session (404), and a new one is POSTed.
+            let causes = signal == SIGINT ? ["the endpoint ended the session"] : ["no RTCP from the endpoint", "consent"]
+            #expect(causes.contains { reconnecting.first?.contains($0) == true }, "\(result.stderr)")
             #expect(result.stderr.contains("published again"), "\(result.stderr)")
             let stats = try String(contentsOfFile: statsFile.file("stats.json"), encoding: .utf8)
             let reconnections = stats.split(separator: "\n").first { $0.contains("\"reconnections\"") }
             #expect(reconnections.map { !$0.contains(": 0,") } == true, "\(stats)")
             print("endpoint \(signal == SIGINT ? "restarted" : "crashed"): \(reconnecting.joined(separator: " | "))")
+        }
+
+        /// A STUN server that never answers (a socket that reads and says nothing) keeps
+        /// gathering going past the offer (2 s): the offer goes with the host candidates, and
+        /// the end of gathering follows in a PATCH with the session's ETag (RFC 9725 section
+        /// 4.3.1), which aiortc's endpoint takes (204).
+        @Test(.timeLimit(.minutes(2)))
+        func whatIsGatheredAfterTheOfferIsTrickled() async throws {
+            let bed = try Bed()
+            defer { bed.stop() }
+            let silent = try bed.namespace.start([
+                "/usr/bin/python3", "-c",
+                "import itertools, socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.2', 3478)); "
+                    + "print('bound', flush=True); [s.recv(2048) for _ in itertools.count()]",
+            ])
+            defer { silent.interrupt(); _ = silent.wait(timeout: 10) }
+            try #require(silent.waitForLine(containing: "bound", in: .stdout) != nil, "\(silent.output(.stderr))")
+            let publisher = try bed.namespace.start(WHIPPublishEndToEndTests.publishArguments(["--stun", "127.0.0.2:3478"]))
+            defer { publisher.interrupt(); _ = publisher.wait(timeout: 10) }
+            let patch = WHEPServeEndToEndTests.event(bed.endpoint.waitForLine(containing: "\"patch\"", in: .stdout))
+            #expect(patch?["status"] as? Int == 204, "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")
+            #expect(patch?["end"] as? Bool == true)
+            #expect((patch?["if_match"] as? String)?.hasPrefix("\"") == true)
+            #expect(Self.decodes(bed.endpoint), "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")
+        }
+
+        /// A new address on the host restarts ICE; aiortc's endpoint refuses restarts (422), so
+        /// camrtp says so once and the session goes on as it was, still decoded.
+        @Test(.timeLimit(.minutes(2)))
+        func anAddressChangeProposesAnICERestartThatARefusalLeavesHarmless() async throws {
+            let bed = try Bed()
+            defer { bed.stop() }
+            // Every usable interface: the watch sees the namespace's unique-local IPv6 address.
+            let publisher = try bed.namespace.start([
+                CamrtpBinary.path, "publish", "--source", "testsrc:320x240@30", "--whip", "http://127.0.0.1:\(WHIPPublishEndToEndTests.port)/whip",
+            ])
+            defer { publisher.interrupt(); _ = publisher.wait(timeout: 10) }
+            #expect(Self.decodes(bed.endpoint), "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")
+            let added = try ExternalTool("ip").run(["-n", bed.namespace.name, "addr", "add", "fd00:ca:ffee::9/128", "dev", "v0", "nodad"])
+            try #require(added.status == 0, "\(added.stderr)")
+            let restarting = publisher.waitForLine(containing: "restarting ICE: the local addresses changed (+fd00:ca:ffee::9)", in: .stderr)
+            #expect(restarting != nil, "\(publisher.output(.stderr))")
+            #expect(publisher.waitForLine(containing: "the endpoint takes no ICE restarts", in: .stderr) != nil, "\(publisher.output(.stderr))")
+            #expect(bed.endpoint.waitForLine(containing: "\"status\": 422", in: .stdout) != nil)
+            #expect(Self.decodes(bed.endpoint, frames: 200), "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")
+            #expect(!publisher.output(.stderr).contains("reconnecting"), "\(publisher.output(.stderr))")
         }
 
         /// Nothing listens: camrtp tries again after about 1, 2 and 4 s, says why each time, and

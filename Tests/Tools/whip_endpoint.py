@@ -10,6 +10,10 @@ It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MO
   {"event": "ice", "state": ...}                     ICE connection state changes
   {"event": "frame", "n": N, "width": W, "height": H}   the first decoded picture and every 10th
   {"event": "delete", "session": "..."}              the session's DELETE arrived
+  {"event": "patch", "status": S, "if_match": "...", "candidates": N, "end": bool}   a PATCH
+PATCH (RFC 9725 section 4.3) takes trickled candidates into aiortc (204) with the 201's ETag in
+If-Match (428 without, 412 with another); aiortc cannot restart ICE, so new credentials get 422,
+as the RFC asks of a session that takes trickle ICE but not restarts.
 Requests without "Authorization: Bearer <--token>" get 401 when --token is given. Each --link
 value goes out as a Link field on the 201 and on OPTIONS (ICE servers, RFC 9725 section 4.6).
 SIGINT or SIGTERM closes every session (DTLS close_notify) before it exits, as a server that
@@ -24,6 +28,7 @@ import uuid
 
 from aiohttp import web
 from aiortc import RTCPeerConnection, RTCSessionDescription
+from aiortc.sdp import candidate_from_sdp
 
 from aiortc_peer import emit, receive_frames, report_ice_states
 
@@ -67,8 +72,46 @@ class Endpoint:
         await pc.setLocalDescription(await pc.createAnswer())
         location = f"/whip/session/{session}"
         emit("answer", location=location)
-        headers = [("Location", location)] + self.link_headers()
+        headers = [("Location", location), ("ETag", f'"{session}"')] + self.link_headers()
         return web.Response(status=201, text=pc.localDescription.sdp, content_type="application/sdp", headers=headers)
+
+    async def patch(self, request):
+        if not self.authorized(request):
+            return web.Response(status=401, text="missing or wrong bearer token\n")
+        session = request.match_info["session"]
+        pc = self.sessions.get(session)
+        if pc is None:
+            return web.Response(status=404, text="no such session\n")
+        if_match = request.headers.get("If-Match")
+        fragment = await request.text()
+        lines = [line.strip() for line in fragment.splitlines()]
+        candidates = [line[len("a=candidate:"):] for line in lines if line.startswith("a=candidate:")]
+        end = "a=end-of-candidates" in lines
+        ufrags = [line[len("a=ice-ufrag:"):] for line in lines if line.startswith("a=ice-ufrag:")]
+
+        def answer(status, text=""):
+            emit("patch", status=status, if_match=if_match, candidates=len(candidates), end=end)
+            return web.Response(status=status, text=text)
+
+        if request.content_type != "application/trickle-ice-sdpfrag":
+            return answer(415, "expected application/trickle-ice-sdpfrag\n")
+        if if_match is None:
+            return answer(428, "If-Match required\n")
+        if if_match not in ("*", f'"{session}"'):
+            return answer(412, "no such ICE session\n")
+        remote = pc.remoteDescription.sdp if pc.remoteDescription else ""
+        if any(f"a=ice-ufrag:{ufrag}" not in remote for ufrag in ufrags):
+            return answer(422, "this session takes trickled candidates, not ICE restarts\n")
+        for text in candidates:
+            candidate = candidate_from_sdp(text)
+            candidate.sdpMid = "0"
+            candidate.sdpMLineIndex = 0
+            await pc.addIceCandidate(candidate)
+        if end:
+            # aiortc's addIceCandidate takes no end marker; its ICE transport does.
+            for transceiver in pc.getTransceivers():
+                await transceiver.receiver.transport.transport.addRemoteCandidate(None)
+        return answer(204)
 
     async def delete(self, request):
         if not self.authorized(request):
@@ -95,6 +138,7 @@ def main():
     app.router.add_post("/whip", endpoint.post)
     app.router.add_route("OPTIONS", "/whip", endpoint.options)
     app.router.add_delete("/whip/session/{session}", endpoint.delete)
+    app.router.add_patch("/whip/session/{session}", endpoint.patch)
 
     async def serve():
         runner = web.AppRunner(app)
