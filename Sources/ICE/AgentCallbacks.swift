@@ -15,6 +15,8 @@ final class AgentCallbacks: @unchecked Sendable {
         var localCredentials: ICECredentials
         var gatheringStarted = false
         var gatheringDone = false
+        /// The waiter was handed the candidates before gathering was done.
+        var gatheringCutShort = false
         var gatheringWaiter: CheckedContinuation<Result<[ICECandidate], ICEError>, Never>?
     }
 
@@ -45,6 +47,7 @@ final class AgentCallbacks: @unchecked Sendable {
         set { recorded.withLock { $0.localCredentials = newValue } }
     }
     var isGatheringDone: Bool { recorded.withLock { $0.gatheringDone } }
+    var isGatheringCutShort: Bool { recorded.withLock { $0.gatheringCutShort } }
 
     // MARK: libnice wiring
 
@@ -107,7 +110,10 @@ final class AgentCallbacks: @unchecked Sendable {
     /// Hands the waiter the candidates known so far, before gathering is done (trickle ICE:
     /// the rest follow as events).
     func stopWaitingForGathering() {
-        let (waiter, candidates) = recorded.withLock { ($0.gatheringWaiter.take(), $0.localCandidates) }
+        let (waiter, candidates) = recorded.withLock { recorded in
+            if recorded.gatheringWaiter != nil { recorded.gatheringCutShort = true }
+            return (recorded.gatheringWaiter.take(), recorded.localCandidates)
+        }
         waiter?.resume(returning: .success(candidates))
     }
 

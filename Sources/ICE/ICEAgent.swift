@@ -132,6 +132,9 @@ public final class ICEAgent: @unchecked Sendable {
 
     /// True once every local candidate is known.
     public var isGatheringDone: Bool { callbacks.isGatheringDone }
+    /// True when `gatherCandidates` returned at its deadline, before gathering was done: the
+    /// candidates it returned are not all (trickle ICE sends the rest).
+    public var isGatheringCutShort: Bool { callbacks.isGatheringCutShort }
 
     /// On the agent's thread: resolves the STUN and TURN servers, then starts libnice's gathering.
     /// A TURN server that cannot be used is skipped (and gives no relayed candidate); the other

@@ -161,7 +161,7 @@ public final class WHIPPublisher: Sendable {
         } catch {
             return .lost(cause: "\(error)", decision: policy.sessionLost(nowNs: now()))
         }
-        let offeredCandidates = sender.connection.localTransport.candidates.count
+        let inOffer = sender.connection.gatheredTransport
         let session: WHIPSession
         do {
             session = try await client.publish(offer: sender.localDescription)
@@ -185,8 +185,8 @@ public final class WHIPPublisher: Sendable {
         }
         current.withLock { $0.sender = sender }
         if let previous = sink.use(sender) { await Self.close(previous) }
-        var trickling: Task<Void, Never>? = sender.connection.localTransport.endOfCandidates
-            ? nil : trickle(from: sender, to: session, skipping: offeredCandidates, entityTag: session.entityTag)
+        var trickling: Task<Void, Never>? = inOffer.endOfCandidates
+            ? nil : trickle(from: sender, to: session, skipping: inOffer.candidates.count, entityTag: session.entityTag)
         defer { trickling?.cancel() }
 
         var turnChecked = false

@@ -49,6 +49,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         var remoteCredentials: SDP.ICECredentials?
         /// Ours for a restart we proposed, until the peer answers it.
         var proposedCredentials: ICE.ICECredentials?
+        /// What `gatherCandidates` returned, and whether that was all.
+        var gathered: (candidates: [ICECandidate], complete: Bool) = ([], false)
         var started = false
         var closed = false
         var waiters: [Waiter] = []
@@ -107,22 +109,35 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     /// Gathers our candidates (host, server-reflexive with a STUN server, relayed with TURN
     /// servers) and returns them: all of them, or those known after `options.gatheringWaitNs`.
     public func gatherCandidates() async throws(WebRTCError) -> [ICECandidate] {
+        let candidates: [ICECandidate]
         do throws(ICEError) {
-            return try await agent.gatherCandidates(waitingAtMostNs: options.gatheringWaitNs)
+            candidates = try await agent.gatherCandidates(waitingAtMostNs: options.gatheringWaitNs)
         } catch {
             throw .ice(error)
         }
+        let complete = !agent.isGatheringCutShort
+        status.withLock { $0.gathered = (candidates, complete) }
+        return candidates
     }
 
-    /// Our ICE credentials, fingerprint and candidates for `VideoNegotiator`. Once gathering is
-    /// done the candidates are complete (`a=end-of-candidates`); before, the description says
-    /// `a=ice-options:trickle` and the rest follow in `iceEvents` (RFC 8838).
+    /// Our ICE credentials, fingerprint and the candidates `gatherCandidates` returned, for the
+    /// description (`VideoNegotiator`): with `a=end-of-candidates` when that was all of them,
+    /// else with `a=ice-options:trickle`, the rest to follow in `iceEvents` (RFC 8838).
+    public var gatheredTransport: LocalTransportParameters {
+        let gathered = status.withLock { $0.gathered }
+        return transport(candidates: gathered.candidates, complete: gathered.complete)
+    }
+
+    /// The same with every candidate known now: what a trickle or restart fragment carries.
     public var localTransport: LocalTransportParameters {
-        let complete = agent.isGatheringDone
-        return LocalTransportParameters(
+        transport(candidates: agent.localCandidates, complete: agent.isGatheringDone)
+    }
+
+    private func transport(candidates: [ICECandidate], complete: Bool) -> LocalTransportParameters {
+        LocalTransportParameters(
             iceCredentials: TransportConversion.sdpCredentials(agent.localCredentials), iceOptions: complete ? [] : ["trickle"],
             fingerprints: [TransportConversion.sdpFingerprint(certificate.fingerprint)],
-            candidates: agent.localCandidates.map(TransportConversion.sdpCandidate), endOfCandidates: complete)
+            candidates: candidates.map(TransportConversion.sdpCandidate), endOfCandidates: complete)
     }
 
     /// The ICE agent's events in order (local candidates as they are gathered, the end of

@@ -61,7 +61,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
             throw error
         }
         let negotiator = VideoNegotiator(
-            sender: core.negotiation.localVideoSender, transport: connection.localTransport, origin: newOrigin())
+            sender: core.negotiation.localVideoSender, transport: connection.gatheredTransport, origin: newOrigin())
         let offer = negotiator.makeOffer()
         return WebRTCVideoSender(
             core: core, connection: connection, configuration: configuration, negotiator: negotiator, localSession: offer, offer: offer)
@@ -84,7 +84,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
         do {
             _ = try await connection.gatherCandidates()
             let negotiator = VideoNegotiator(
-                sender: core.negotiation.localVideoSender, transport: connection.localTransport, origin: newOrigin())
+                sender: core.negotiation.localVideoSender, transport: connection.gatheredTransport, origin: newOrigin())
             let answer: NegotiatedAnswer
             do {
                 answer = try negotiator.makeAnswer(to: remote)

@@ -83,8 +83,9 @@ struct PublishCommand: CamrtpCommand {
     }
 
     /// How long gathering may hold the offer back: host candidates come at once and a TURN
-    /// allocation in a round trip; what comes later (a server that does not answer) is trickled.
-    static let gatheringWaitNs: Int64 = 2_000_000_000
+    /// allocation in two round trips; what comes later (a server that does not answer, which
+    /// libnice gives up on after about 2 s) is trickled.
+    static let gatheringWaitNs: Int64 = 1_000_000_000
 
     private static func summary(_ snapshot: StatsSnapshot, _ publisher: WHIPPublisher) -> String {
         var summary = "sent \(publisher.framesForwarded) frames in \(snapshot.packetsSent) packets "

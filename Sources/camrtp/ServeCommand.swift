@@ -94,8 +94,9 @@ struct ServeCommand: CamrtpCommand {
         printNote("served \(snapshot.framesEncoded) frames, \(DecimalText.fixed(snapshot.bitrateKbps, decimals: 0)) kbit/s to all viewers together; every viewer closed")
     }
 
-    /// How long a viewer's answer waits for its relayed candidates: a TURN allocation takes a
-    /// round trip; a server that does not answer is not waited for (libnice gives up after ~5 s).
+    /// How long a viewer's answer waits for its relayed candidates: a TURN allocation takes two
+    /// round trips; a server that does not answer is waited for no longer than libnice itself
+    /// waits (about 2 s).
     static let gatheringWaitNs: Int64 = 2_000_000_000
 
     private static func viewerSummary(_ viewer: ViewerStatistics, error: (any Error)?) -> String {
