@@ -57,8 +57,8 @@ extension EndToEnd {
             print("endpoint \(signal == SIGINT ? "restarted" : "crashed"): \(reconnecting.joined(separator: " | "))")
         }
 
-        /// A STUN server that never answers (a socket that reads and says nothing) keeps
-        /// gathering going past the offer (2 s): the offer goes with the host candidates, and
+        /// A TURN server over TCP that takes the connection and never answers keeps gathering
+        /// going for about 2 s, past the offer (1 s): the offer goes with the host candidates, and
         /// the end of gathering follows in a PATCH with the session's ETag (RFC 9725 section
         /// 4.3.1), which aiortc's endpoint takes (204).
         @Test(.timeLimit(.minutes(2)))
@@ -67,12 +67,13 @@ extension EndToEnd {
             defer { bed.stop() }
             let silent = try bed.namespace.start([
                 "/usr/bin/python3", "-c",
-                "import itertools, socket; s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind(('127.0.0.2', 3478)); "
-                    + "print('bound', flush=True); [s.recv(2048) for _ in itertools.count()]",
+                "import socket, time; s = socket.socket(); s.bind(('127.0.0.2', 3478)); s.listen(); print('listening', flush=True); "
+                    + "c = s.accept(); time.sleep(600)",
             ])
             defer { silent.interrupt(); _ = silent.wait(timeout: 10) }
-            try #require(silent.waitForLine(containing: "bound", in: .stdout) != nil, "\(silent.output(.stderr))")
-            let publisher = try bed.namespace.start(WHIPPublishEndToEndTests.publishArguments(["--stun", "127.0.0.2:3478"]))
+            try #require(silent.waitForLine(containing: "listening", in: .stdout) != nil, "\(silent.output(.stderr))")
+            let publisher = try bed.namespace.start(
+                WHIPPublishEndToEndTests.publishArguments(["--turn", "turn://u:p@127.0.0.2:3478?transport=tcp"]))
             defer { publisher.interrupt(); _ = publisher.wait(timeout: 10) }
             let patch = WHEPServeEndToEndTests.event(bed.endpoint.waitForLine(containing: "\"patch\"", in: .stdout))
             #expect(patch?["status"] as? Int == 204, "\(bed.endpoint.output(.stdout)) \(publisher.output(.stderr))")

@@ -41,14 +41,15 @@ struct WebRTCRestartTests {
     }
 
     /// The sender offers without waiting for gathering (`gatheringWaitNs` 0; a STUN server that
-    /// never answers keeps gathering going for seconds): the offer says trickle and has no end
-    /// of candidates; the candidates then reach the receiver as a PATCH fragment would carry
-    /// them, and the two connect.
+    /// never answers, a bound socket nobody reads, keeps gathering going for seconds): the offer
+    /// says trickle and has no end of candidates; the candidates then reach the receiver as a
+    /// PATCH fragment would carry them, and the two connect.
     @Test(.timeLimit(.minutes(2)))
     func candidatesTrickledAfterTheOfferConnect() async throws {
+        let silentSTUNServer = try LoopbackSocket(ipv6: false)
         var options = WebRTCLoopbackTests.options
         options.gatheringWaitNs = 0
-        options.stunServer = STUNServerAddress(host: "127.0.0.1", port: 9)
+        options.stunServer = STUNServerAddress(host: "127.0.0.1", port: silentSTUNServer.endpoint.port)
         let (sender, receiver, frames) = try await connect(options: options)
         defer {
             sender.close()
