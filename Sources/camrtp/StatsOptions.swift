@@ -24,16 +24,36 @@ struct StatsOptions: ParsableArguments {
         }
     }
 
-    /// Writes the final figures where `--stats-json` asks.
-    func writeJSON(_ snapshot: StatsSnapshot) throws {
+    /// Writes the final figures where `--stats-json` asks, with a command's own counts beside
+    /// them (`publish`: `reconnections`, `iceRestarts`).
+    func writeJSON(_ snapshot: StatsSnapshot, extra: [String: Int] = [:]) throws {
         guard let statsJson else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try OutputFile.write([UInt8](try encoder.encode(snapshot)), to: statsJson)
+            try OutputFile.write([UInt8](try encoder.encode(StatsReport(snapshot: snapshot, extra: extra))), to: statsJson)
         } catch {
             throw CLIError.runtime("--stats-json \(error)")
         }
+    }
+}
+
+/// The pipeline's figures and a command's own counts in one JSON object.
+private struct StatsReport: Encodable {
+    let snapshot: StatsSnapshot
+    let extra: [String: Int]
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try snapshot.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        for (name, value) in extra { try container.encode(value, forKey: Key(stringValue: name)) }
     }
 }
 

@@ -2,14 +2,20 @@ import ArgumentParser
 import DTLS
 import Glibc
 import ICE
+import ICEServers
 import RTPSession
 import WebRTC
 
 /// How a WebRTC connection is set up, for `publish` and for every viewer of `serve`: STUN,
-/// certificate, local addresses, connect timeout, packet size, retransmission, transport-cc.
+/// TURN, certificate, local addresses, connect timeout, packet size, retransmission, transport-cc.
 struct WebRTCOptions: ParsableArguments {
     @Option(help: ArgumentHelp("A STUN server for a server-reflexive candidate, HOST:PORT (port 3478 if left out).", valueName: "host:port"))
     var stun: String?
+
+    @Option(name: .customLong("turn"), help: ArgumentHelp(
+        "A TURN server for relayed candidates, turn://USER:PASS@HOST:PORT[?transport=udp|tcp] (percent-encode @ : % in USER and PASS); repeatable.",
+        valueName: "url"))
+    var turnURLs: [String] = []
 
     @Option(help: ArgumentHelp("DTLS certificate (PEM); with --key. A fresh ECDSA P-256 one by default.", valueName: "file"))
     var cert: String?
@@ -44,6 +50,21 @@ struct WebRTCOptions: ParsableArguments {
                 throw ValidationError("--stun \"\(stun)\": expected HOST:PORT, such as stun.example.org:3478")
             }
         }
+        for (index, url) in turnURLs.enumerated() {
+            // The URL holds a password: it is named by position, never repeated.
+            let name = turnURLs.count > 1 ? "--turn #\(index + 1)" : "--turn"
+            let server: ICEServer
+            do throws(ICEServerError) {
+                server = try ICEServer(turnURL: url)
+            } catch {
+                throw ValidationError("\(name): \(error); expected turn://USER:PASS@HOST:PORT[?transport=udp|tcp]")
+            }
+            guard server.uri.scheme == .turn else {
+                throw ValidationError(
+                    "\(name): turns:// (TURN over TLS) is not supported yet, as libnice would send it in clear; "
+                        + "use turn://USER:PASS@HOST:PORT?transport=tcp where only TCP gets out")
+            }
+        }
         if (cert == nil) != (key == nil) { throw ValidationError("--cert and --key go together: give both or neither") }
         for address in localAddresses where !Self.isAddressLiteral(address) {
             throw ValidationError("--local-address \"\(address)\" is not an IPv4 or IPv6 address, such as 192.0.2.10 or 2001:db8::10")
@@ -55,12 +76,33 @@ struct WebRTCOptions: ParsableArguments {
     }
 
     /// The sender's configuration; one certificate from --cert/--key, or a fresh one per connection.
+    /// A connection that loses its path waits `disconnectedGraceSeconds` for an ICE restart.
     func senderConfiguration(encoder: EncoderOptions) throws -> WebRTCSenderConfiguration {
         let transport = WebRTCTransportOptions(
-            stunServer: try stun.map { text throws(ICEError) in try STUNServerAddress(parsing: text) },
-            localAddresses: localAddresses, certificate: try loadCertificate(), connectTimeoutNs: Int64(connectTimeout * 1e9))
+            stunServer: try stunServer, turnServers: try turnServers, localAddresses: localAddresses, certificate: try loadCertificate(),
+            connectTimeoutNs: Int64(connectTimeout * 1e9), disconnectedGraceNs: Self.disconnectedGraceNs)
         return WebRTCSenderConfiguration(
             transport: transport, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit), transportCC: transportCc)
+    }
+
+    /// As long as libnice's consent timeout: a peer that restarts ICE after noticing the loss
+    /// finds its session.
+    static let disconnectedGraceNs: Int64 = 10_000_000_000
+
+    var stunServer: STUNServerAddress? {
+        get throws { try stun.map { text throws(ICEError) in try STUNServerAddress(parsing: text) } }
+    }
+
+    var turnServers: [ICEServer] {
+        get throws { try turnURLs.map { text throws(ICEServerError) in try ICEServer(turnURL: text) } }
+    }
+
+    /// `--stun` and `--turn` as the ICE servers a WHEP endpoint offers its viewers.
+    var iceServers: [ICEServer] {
+        get throws {
+            let stunServers = try stunServer.map { server in [try ICEServer(uri: ICEServerURI(scheme: .stun, host: server.host, port: server.port))] }
+            return (stunServers ?? []) + (try turnServers)
+        }
     }
 
     private func loadCertificate() throws -> DTLSCertificate? {
