@@ -10,7 +10,8 @@ import WHIP
 ///   with a new session: a best-effort DELETE and a new POST after an exponential, jittered
 ///   backoff from 1 s to 30 s (`ReconnectBackoff`).
 /// - The endpoint's answer to a POST decides too: 401, 403 and 404 stop (a wrong token or URL
-///   does not heal), 429 and 503 with `Retry-After` wait at least that long, anything else
+///   does not heal, nor does a certificate the endpoint's name or `--ca-file` does not vouch
+///   for), 429 and 503 with `Retry-After` wait at least that long, anything else
 ///   (refused, timed out, 5xx, a bad answer) backs off and tries again.
 /// - `limit` reconnection attempts in a row without a connection stop it (`--reconnect-limit`).
 ///   The backoff starts over only after a connection lasted `stableNs`, so an endpoint that
@@ -55,7 +56,7 @@ public struct ReconnectionPolicy<Random: RandomNumberGenerator> {
         switch error {
         case .status(let code, _, _, _) where code == 401 || code == 403 || code == 404:
             return .stop(.refused(error))
-        case .invalidURL:
+        case .invalidURL, .untrustedCertificate, .caFile:
             return .stop(.refused(error))
         case .retryLater(_, _, _, _, let seconds):
             return reconnect(nowNs: nowNs, atLeastNs: Int64(seconds * 1e9))

@@ -48,12 +48,14 @@ struct SenderNegotiation: Sendable {
             ssrc: ssrc, rtxSSRC: configuration.tuning.retransmission == .rtx ? rtxSSRC : nil, cname: configuration.tuning.cname,
             streamID: MediaStreamID(streamID: configuration.streamID, trackID: "video"), feedback: feedback,
             extensions: extensions, direction: .sendonly, payloadType: configuration.payloadType,
-            rtxPayloadType: configuration.rtxPayloadType)
+            rtxPayloadType: configuration.rtxPayloadType,
+            fec: configuration.tuning.fec == .off
+                ? nil : FECFormats(red: configuration.fecPayloadTypes.red, ulpfec: configuration.fecPayloadTypes.ulpfec))
     }
 
     /// The RTP sender for what was agreed: the peer's payload types and extension ids, RTX only
-    /// when both sides have it (else resend when the peer NACKs), SRTP with the DTLS keys of
-    /// each direction.
+    /// when both sides have it (else resend when the peer NACKs), FEC when both have RED and
+    /// ULPFEC, SRTP with the DTLS keys of each direction.
     func senderConfiguration(
         for negotiated: NegotiatedVideo, outboundKey: SRTPMasterKey, inboundKey: SRTPMasterKey, transport: any MediaTransport
     ) -> RTPSenderConfiguration {
@@ -70,7 +72,8 @@ struct SenderNegotiation: Sendable {
             session: SendSessionConfiguration(
                 tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: tuning.retransmission == .rtx ? rtxSSRC : nil)],
                 payloadType: negotiated.payloadType, rtxPayloadType: tuning.retransmission == .rtx ? negotiated.rtxPayloadType : nil,
-                extensions: Self.extensionIDs(negotiated.extensions)))
+                extensions: Self.extensionIDs(negotiated.extensions),
+                fec: tuning.fec == .off ? nil : negotiated.fec.map { FECPayloadTypes(red: $0.red, ulpfec: $0.ulpfec) }))
     }
 
     /// The agreed ids of the extensions the sender writes; others are left out.

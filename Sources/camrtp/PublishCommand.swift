@@ -104,6 +104,7 @@ struct PublishCommand: CamrtpCommand {
             if let sender = statistics.sender {
                 summary += "; feedback: \(sender.rtcpReceived.pli) PLI, \(sender.nackedPackets) NACKed, "
                     + "\(sender.packetsRetransmitted) retransmitted, \(sender.twccFeedbackReceived) transport-cc"
+                if sender.fecPacketsSent > 0 { summary += ", \(sender.fecPacketsSent) FEC packets" }
                 if let rtt = sender.rttMs { summary += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
             }
         }

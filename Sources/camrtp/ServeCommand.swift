@@ -123,6 +123,7 @@ struct ServeCommand: CamrtpCommand {
         if let sender = viewer.sender {
             if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }
             if sender.rtcpReceived.pli > 0 { line += ", \(sender.rtcpReceived.pli) PLI" }
+            if sender.fecPacketsSent > 0 { line += ", \(sender.fecPacketsSent) FEC packets" }
             if let rtt = sender.rttMs { line += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
         }
         if let error { line += " (\(error))" }

@@ -73,13 +73,14 @@ struct LiveStatusLine {
             + (snapshot.sender.map(Self.network) ?? "")
     }
 
-    /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss and
-    /// repairs; RTT and loss only once a receiver report came.
+    /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss,
+    /// repairs and the FEC in force; RTT and loss only once a receiver report came.
     private static func network(_ sender: SenderStatistics) -> String {
         var text = "  target \(DecimalText.fixed(sender.targetBitrateKbps.last, decimals: 0)) kbit/s"
         if let rtt = sender.rttMs { text += "  RTT \(DecimalText.fixed(rtt.last, decimals: 0)) ms" }
         if let lost = sender.receiverFractionLost { text += "  loss \(DecimalText.fixed(lost * 100, decimals: 1))%" }
         if sender.nackedPackets > 0 { text += "  retransmitted \(sender.packetsRetransmitted)/\(sender.nackedPackets)" }
+        if sender.fecPacketsSent > 0 { text += "  FEC \(DecimalText.fixed(sender.fecProtection * 100, decimals: 0))%" }
         return text
     }
 }

@@ -35,6 +35,24 @@ import Transport
         #expect(session.rtxPayloadType == 97 && session.encodings.map(\.rtxSSRC) == [1001], "the sender uses what the SDP announces")
     }
 
+    /// RED and ULPFEC take the first dynamic payload types VP8 and RTX leave, in the SDP and on
+    /// the wire alike.
+    @Test(arguments: [(Retransmission.rtx, 96, 97, 98, 99), (.resend, 96, 97, 97, 98), (.rtx, 98, 96, 97, 99)] as [(Retransmission, Int, Int, Int, Int)])
+    func fecTakesTheFreePayloadTypes(retransmission: Retransmission, payloadType: Int, rtx: Int, red: Int, ulpfec: Int) throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let plan = SessionPlan(
+            destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, payloadType: UInt8(payloadType),
+            rtxPayloadType: UInt8(rtx), tuning: SenderTuning(retransmission: retransmission, fec: .auto))
+        let sdp = plan.sessionDescription.serialized()
+        #expect(sdp.contains("a=rtpmap:\(red) red/90000\r\na=rtpmap:\(ulpfec) ulpfec/90000\r\n"), "\(sdp)")
+        #expect(plan.senderConfiguration().session.fec == FECPayloadTypes(red: UInt8(red), ulpfec: UInt8(ulpfec)))
+        try plan.validate()
+
+        var off = plan
+        off.tuning.fec = .off
+        #expect(!off.sessionDescription.serialized().contains("red/90000") && off.senderConfiguration().session.fec == nil)
+    }
+
     @Test func withoutRetransmissionNoNACKIsOffered() throws {
         let destination = try Endpoint(parsing: "192.0.2.10:5004")
         let plan = SessionPlan(

@@ -69,6 +69,16 @@ struct ReconnectionPolicyTests {
         }
     }
 
+    /// A certificate nobody vouches for does not heal by asking again.
+    @Test func anUntrustedCertificateStops() {
+        var policy = Self.policy()
+        for error in [
+            WHIPError.untrustedCertificate(url: "https://e/whip", detail: "unknown CA"), .caFile(path: "ca.pem", reason: "holds no PEM certificate"),
+        ] {
+            #expect(policy.requestFailed(error, nowNs: 0) == .stop(.refused(error)))
+        }
+    }
+
     @Test func transportFailuresAndBadAnswersRetry() {
         var policy = Self.policy()
         for error in [

@@ -15,10 +15,10 @@ struct SenderNegotiationTests {
     }
 
     static func negotiated(
-        payloadType: UInt8 = 100, rtx: UInt8? = 101, feedback: [RTCPFeedback], extensions: [HeaderExtensionMapping]
+        payloadType: UInt8 = 100, rtx: UInt8? = 101, fec: FECFormats? = nil, feedback: [RTCPFeedback], extensions: [HeaderExtensionMapping]
     ) -> NegotiatedVideo {
         NegotiatedVideo(
-            mediaIndex: 0, mid: "0", payloadType: payloadType, rtxPayloadType: rtx, feedback: feedback, extensions: extensions,
+            mediaIndex: 0, mid: "0", payloadType: payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback, extensions: extensions,
             direction: .sendonly, rtcpReducedSize: true, localDTLSRole: .server,
             remote: RemoteTransportParameters(
                 iceCredentials: ICECredentials(usernameFragment: "abcd", password: "0123456789012345678901"),
@@ -72,6 +72,24 @@ struct SenderNegotiationTests {
             off.senderConfiguration(
                 for: Self.negotiated(feedback: [.nack], extensions: []), outboundKey: key, inboundKey: key, transport: NoTransport()
             ).session.tuning.retransmission == .off)
+    }
+
+    /// FEC is offered unless it is off, and used with the peer's payload types when it has both
+    /// RED and ULPFEC.
+    @Test func fecFollowsWhatThePeerAccepted() {
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let auto = SenderNegotiation(configuration: WebRTCSenderConfiguration(), rtxSSRC: 9)
+        #expect(auto.localVideoSender.fec == FECFormats(red: 98, ulpfec: 99))
+        func session(_ negotiation: SenderNegotiation, _ video: NegotiatedVideo) -> SendSessionConfiguration {
+            negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: NoTransport()).session
+        }
+        let agreed = session(auto, Self.negotiated(fec: FECFormats(red: 118, ulpfec: 120), feedback: [.nack], extensions: []))
+        #expect(agreed.fec == FECPayloadTypes(red: 118, ulpfec: 120) && agreed.tuning.fec == .auto)
+        #expect(session(auto, Self.negotiated(feedback: [.nack], extensions: [])).fec == nil)
+
+        let off = SenderNegotiation(configuration: WebRTCSenderConfiguration(tuning: SenderTuning(retransmission: .rtx, fec: .off)), rtxSSRC: 9)
+        #expect(off.localVideoSender.fec == nil)
+        #expect(session(off, Self.negotiated(fec: FECFormats(red: 118, ulpfec: 120), feedback: [.nack], extensions: [])).fec == nil)
     }
 
     @Test func theRTXSSRCNeverEqualsTheMediaSSRC() {

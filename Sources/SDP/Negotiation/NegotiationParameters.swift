@@ -16,6 +16,8 @@ public struct LocalVideoSender: Sendable, Hashable {
     public var direction: MediaDirection
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8
+    /// RED and ULPFEC's payload types in our offers; nil: FEC neither offered nor accepted.
+    public var fec: FECFormats?
     public var mid: String
     /// Whether we accept reduced-size RTCP (RFC 5506); answered only when the offer has it too.
     public var acceptsReducedSizeRTCP: Bool
@@ -23,7 +25,7 @@ public struct LocalVideoSender: Sendable, Hashable {
     public init(
         ssrc: UInt32, rtxSSRC: UInt32? = nil, cname: String, streamID: MediaStreamID? = nil, feedback: [RTCPFeedback],
         extensions: [HeaderExtensionMapping], direction: MediaDirection = .sendonly, payloadType: UInt8 = 96,
-        rtxPayloadType: UInt8 = 97, mid: String = "0", acceptsReducedSizeRTCP: Bool = true
+        rtxPayloadType: UInt8 = 97, fec: FECFormats? = nil, mid: String = "0", acceptsReducedSizeRTCP: Bool = true
     ) {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
@@ -34,6 +36,7 @@ public struct LocalVideoSender: Sendable, Hashable {
         self.direction = direction
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
+        self.fec = fec
         self.mid = mid
         self.acceptsReducedSizeRTCP = acceptsReducedSizeRTCP
     }
