@@ -21,7 +21,7 @@ struct SenderNegotiationTests {
             mediaIndex: 0, mid: "0", payloadType: payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback, extensions: extensions,
             direction: .sendonly, rtcpReducedSize: true, localDTLSRole: .server,
             remote: RemoteTransportParameters(
-                iceCredentials: ICECredentials(usernameFragment: "abcd", password: "0123456789012345678901"),
+                iceCredentials: ICEParameters(usernameFragment: "abcd", password: "0123456789012345678901"),
                 fingerprints: [Fingerprint(hashFunction: .sha256, digest: [UInt8](repeating: 1, count: 32))], setup: .active))
     }
 
