@@ -19,10 +19,18 @@ final class SessionDriver {
     private let batch = RTPPacketBatch(slotCapacity: 1_200, initialSlotCount: SendSession.maximumBatchCount)
     private(set) var outputs: [SessionOutput] = []
 
+    /// The extensions of the sessions built here unless a test gives others.
+    static let defaultExtensions = HeaderExtensionIDs(absoluteSendTime: absoluteSendTimeID, transportWideSequenceNumber: transportWideID)
+    /// Monotonic 0 is 2023-11-14 22:13:20 UTC.
+    static let ntpClock = NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000)
+
     /// `encodings` media streams with SSRCs 0x1000, 0x2000, … and RTX SSRCs one above each. Unless
     /// `tuning` says otherwise, packets leave as soon as they are queued (no pacing, no probes),
     /// at 1500 kbit/s.
-    init(encodings: Int = 1, retransmission: Retransmission = .rtx, tuning: (inout SenderTuning) -> Void = { _ in }) throws {
+    init(
+        encodings: Int = 1, retransmission: Retransmission = .rtx, extensions: HeaderExtensionIDs = SessionDriver.defaultExtensions,
+        tuning: (inout SenderTuning) -> Void = { _ in }
+    ) throws {
         var senderTuning = SenderTuning(
             retransmission: retransmission,
             congestionControl: CongestionControllerConfiguration(startBitrateBps: 1_500_000, maxBitrateBps: 1_500_000, isProbingEnabled: false),
@@ -36,9 +44,8 @@ final class SessionDriver {
         }
         session = try SendSession(
             configuration: SendSessionConfiguration(
-                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97,
-                extensions: HeaderExtensionIDs(absoluteSendTime: Self.absoluteSendTimeID, transportWideSequenceNumber: Self.transportWideID)),
-            ntpClock: NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000), randomSeed: 42)
+                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97, extensions: extensions),
+            ntpClock: Self.ntpClock, randomSeed: 42)
     }
 
     static func ssrc(ofEncoding index: Int) -> UInt32 { UInt32(index + 1) << 12 }
