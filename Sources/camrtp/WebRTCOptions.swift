@@ -36,6 +36,8 @@ struct WebRTCOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Offer or accept transport-cc feedback and the transport-wide sequence number extension.")
     var transportCc = true
 
+    @OptionGroup var latency: LatencyOptions
+
     func validate() throws {
         if let stun {
             do throws(ICEError) {
@@ -59,8 +61,10 @@ struct WebRTCOptions: ParsableArguments {
         let transport = WebRTCTransportOptions(
             stunServer: try stun.map { text throws(ICEError) in try STUNServerAddress(parsing: text) },
             localAddresses: localAddresses, certificate: try loadCertificate(), connectTimeoutNs: Int64(connectTimeout * 1e9))
+        var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit)
+        tuning.playoutDelay = try latency.requestedPlayoutDelay()
         return WebRTCSenderConfiguration(
-            transport: transport, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit), transportCC: transportCc)
+            transport: transport, tuning: tuning, transportCC: transportCc, absoluteCaptureTime: latency.absCaptureTime)
     }
 
     private func loadCertificate() throws -> DTLSCertificate? {
