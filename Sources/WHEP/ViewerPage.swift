@@ -4,7 +4,9 @@
 /// trickle), charts bitrate, RTT, loss and frames from `getStats()` once a second on canvases,
 /// and asks for a keyframe with `POST <session>/keyframe`: a page has no API to send a PLI.
 ///
-/// `?whep=URL` points it at another endpoint (CORS is open). A server that wants a bearer token
+/// The latency panel (`ViewerPageLatency`) shows glass-to-glass latency and switches the
+/// playout between lowest latency and smooth. `?whep=URL` points it at another endpoint (CORS is
+/// open), `?latency=smooth` starts it smooth. A server that wants a bearer token
 /// gets the one in the URL's fragment (`#token=...`, which browsers never send to a server) or
 /// in the page's token field, as `Authorization: Bearer` on the offer. `window.camrtpViewer`
 /// holds the state, the latest figures and their history, for tests that drive the page.
@@ -29,6 +31,7 @@ public enum ViewerPage {
     figcaption { font-size: 12px; display: flex; justify-content: space-between; }
     canvas { display: block; width: 292px; height: 90px; }
     #error { color: #f77; padding: 0 12px; white-space: pre-wrap; }
+    \(ViewerPageLatency.style)
     </style>
     </head>
     <body>
@@ -41,6 +44,7 @@ public enum ViewerPage {
       <button id="start">Reconnect</button>
       <input id="token" type="password" placeholder="token" autocomplete="off" aria-label="token">
     </header>
+    \(ViewerPageLatency.markup)
     <div id="error"></div>
     <main>
       <video id="video" autoplay muted playsinline></video>
@@ -84,7 +88,7 @@ public enum ViewerPage {
       viewer.history = [];
       setState("connecting");
       pc = new RTCPeerConnection();
-      pc.addTransceiver("video", { direction: "recvonly" });
+      latency.prepare(pc.addTransceiver("video", { direction: "recvonly" }));
       pc.ontrack = (event) => { $("video").srcObject = event.streams[0] || new MediaStream([event.track]); };
       pc.onconnectionstatechange = () => { if (pc) setState(pc.connectionState); };
       try {
@@ -180,6 +184,7 @@ public enum ViewerPage {
       g.fillStyle = "#888"; g.font = "10px sans-serif"; g.fillText(String(Math.round(top)), 2, 10);
     }
 
+    \(ViewerPageLatency.script)
     $("keyframe").onclick = keyframe;
     $("stop").onclick = stop;
     $("start").onclick = start;

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Headless Chromium playing camrtp's viewer page, driven over the DevTools protocol (aiohttp's
-websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures)
-until enough frames are decoded with an RTT measured (and NACKs sent, with --min-nacks), presses the page's Keyframe button,
-takes a screenshot and presses Disconnect (the page's DELETE).
+websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures
+and its latency panel's) until enough frames are decoded with an RTT measured (and NACKs sent,
+with --min-nacks; frames displayed with a capture time, with --capture-times), presses the page's
+Keyframe button, takes a screenshot and presses Disconnect (the page's DELETE).
 
 It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
   {"event": "stats", "viewer": {...}}          the page's state and latest figures, when they change
@@ -89,7 +90,7 @@ async def drive(arguments):
                 last = None
                 deadline = time.monotonic() + arguments.timeout
                 while time.monotonic() < deadline:
-                    viewer = await tools.evaluate("JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource, stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests} : null)")
+                    viewer = await tools.evaluate("JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource, stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests, latency: camrtpViewer.latency} : null)")
                     viewer = json.loads(viewer) if viewer else None
                     if viewer != last:
                         emit("stats", viewer=viewer)
@@ -97,8 +98,10 @@ async def drive(arguments):
                     stats = (viewer or {}).get("stats") or {}
                     if viewer and viewer.get("error"):
                         return 1
+                    latency = (viewer or {}).get("latency") or {}
                     if (stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None
-                            and stats.get("nackCount", 0) >= arguments.min_nacks):
+                            and stats.get("nackCount", 0) >= arguments.min_nacks
+                            and latency.get("framesWithCaptureTime", 0) >= arguments.capture_times):
                         break
                     await asyncio.sleep(0.25)
                 else:
@@ -131,6 +134,8 @@ def main():
     parser.add_argument("--frames", type=int, default=60)
     parser.add_argument("--screenshot", required=True)
     parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
+    parser.add_argument("--capture-times", type=int, default=0,
+                        help="also wait until the page has displayed this many frames with a capture time")
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--trust-certificate", help="accept this certificate (PEM) for HTTPS")
     sys.exit(asyncio.run(drive(parser.parse_args())))
