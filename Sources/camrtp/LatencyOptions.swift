@@ -5,11 +5,15 @@ import RTP
 /// how long they may hold it before showing it (the playout delay). `send`, `sdp` and `loopback`
 /// take them through `StreamOptions`, `publish` and `serve` through `WebRTCOptions`.
 struct LatencyOptions: ParsableArguments {
+    /// What `serve` asks its viewers for unless told otherwise: Chromium shows each frame as soon
+    /// as it is decoded (MIN 0, MAX at most 500 ms), and the viewer page's "smooth" (200 ms) fits.
+    static let servePlayoutDelay = PlayoutDelay(minimumMs: 0, maximumMs: 400)!
+
     // Unconditional, so that a negative value reaches validate() rather than reading as an option.
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Ask receivers to show each frame between MIN and MAX milliseconds after it arrives (the playout-delay header extension; steps of 10 ms up to 40950).",
-        discussion: "0-0 asks for every frame as soon as it is decoded; a browser renders at once with MIN 0 and MAX at most 500. Not sent unless given.",
-        valueName: "min-max"))
+        "Ask receivers to show each frame between MIN and MAX milliseconds after it arrives (the playout-delay header extension; steps of 10 ms up to 40950), or off.",
+        discussion: "Chromium shows each frame as soon as it is decoded with MIN 0 and MAX at most 500; 0-0 also paces decoding. serve asks for 0-400 unless given; send and publish ask for nothing.",
+        valueName: "min-max|off"))
     var playoutDelay: String?
 
     @Flag(inversion: .prefixedNo, help: ArgumentHelp(
@@ -21,16 +25,17 @@ struct LatencyOptions: ParsableArguments {
         _ = try requestedPlayoutDelay()
     }
 
-    /// The playout delay `--playout-delay` asks for, nil without it.
-    func requestedPlayoutDelay() throws -> PlayoutDelay? {
-        guard let text = playoutDelay else { return nil }
+    /// The playout delay `--playout-delay` asks for, `defaultDelay` without it, nil with `off`.
+    func requestedPlayoutDelay(default defaultDelay: PlayoutDelay? = nil) throws -> PlayoutDelay? {
+        guard let text = playoutDelay else { return defaultDelay }
+        if text == "off" { return nil }
         let bounds = text.split(separator: "-", omittingEmptySubsequences: false)
         guard bounds.count == 2, let minimum = Int(bounds[0]), let maximum = Int(bounds[1]) else {
             let negative = text.hasPrefix("-") || text.contains("--")
             throw ValidationError(
                 negative
                     ? "--playout-delay \"\(text)\": delays cannot be negative; give MIN-MAX in milliseconds, such as 0-200"
-                    : "--playout-delay \"\(text)\": expected MIN-MAX in milliseconds, such as 0-200")
+                    : "--playout-delay \"\(text)\": expected MIN-MAX in milliseconds, such as 0-200, or off")
         }
         guard minimum <= PlayoutDelay.maximumMs, maximum <= PlayoutDelay.maximumMs else {
             throw ValidationError(

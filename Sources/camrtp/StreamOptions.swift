@@ -136,7 +136,7 @@ struct StreamOptions: ParsableArguments {
             videoOrientation: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
             transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil,
             absoluteCaptureTime: latency.absCaptureTime ? RTPHeaderExtensionURI.defaultAbsoluteCaptureTimeID : nil,
-            playoutDelay: latency.playoutDelay == nil ? nil : RTPHeaderExtensionURI.defaultPlayoutDelayID)
+            playoutDelay: RTPHeaderExtensionURI.defaultPlayoutDelayID)
         var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit)
         tuning.playoutDelay = try latency.requestedPlayoutDelay()
         let plan = SessionPlan(

@@ -2,6 +2,7 @@ import ArgumentParser
 import DTLS
 import Glibc
 import ICE
+import RTP
 import RTPSession
 import WebRTC
 
@@ -56,13 +57,14 @@ struct WebRTCOptions: ParsableArguments {
         guard (256...1500).contains(mtu) else { throw ValidationError("--mtu must be 256...1500 for WebRTC, not \(mtu)") }
     }
 
-    /// The sender's configuration; one certificate from --cert/--key, or a fresh one per connection.
-    func senderConfiguration(encoder: EncoderOptions) throws -> WebRTCSenderConfiguration {
+    /// The sender's configuration; one certificate from --cert/--key, or a fresh one per
+    /// connection; `playoutDelay` unless `--playout-delay` says otherwise.
+    func senderConfiguration(encoder: EncoderOptions, playoutDelay: PlayoutDelay? = nil) throws -> WebRTCSenderConfiguration {
         let transport = WebRTCTransportOptions(
             stunServer: try stun.map { text throws(ICEError) in try STUNServerAddress(parsing: text) },
             localAddresses: localAddresses, certificate: try loadCertificate(), connectTimeoutNs: Int64(connectTimeout * 1e9))
         var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit)
-        tuning.playoutDelay = try latency.requestedPlayoutDelay()
+        tuning.playoutDelay = try latency.requestedPlayoutDelay(default: playoutDelay)
         return WebRTCSenderConfiguration(
             transport: transport, tuning: tuning, transportCC: transportCc, absoluteCaptureTime: latency.absCaptureTime)
     }
