@@ -21,8 +21,8 @@
 ///
 /// Without the offset the element is 8 data bytes (len = 7). The value here is the data only:
 /// `init(parsing:)` reads 8 or 16 bytes, `serialize(into:)` writes them, `element(id:)` wraps
-/// them in an RFC 8285 one-byte element.
-public struct AbsoluteCaptureTime: WireFormat, Equatable, Sendable {
+/// them in an RFC 8285 one-byte element, on the stack.
+public struct AbsoluteCaptureTime: RTPHeaderExtensionData, Equatable, Sendable {
     public static let timestampOnlyCount = 8
     public static let withOffsetCount = 16
 
@@ -53,22 +53,5 @@ public struct AbsoluteCaptureTime: WireFormat, Equatable, Sendable {
         writer.write(captureTimestamp)
         if let estimatedCaptureClockOffset { writer.write(UInt64(bitPattern: estimatedCaptureClockOffset)) }
         return writer.offset
-    }
-
-    public init(element: RTPHeaderExtensionElement) throws(WireFormatError) {
-        self = try element.withUnsafeData { data in
-            Result { () throws(WireFormatError) -> Self in try Self(parsing: data) }
-        }.get()
-    }
-
-    /// The element, built on the stack: a frame's first packet gets one without touching the heap.
-    public func element(id: UInt8) throws(WireFormatError) -> RTPHeaderExtensionElement {
-        var data = SIMD16<UInt8>()
-        return try withUnsafeMutableBytes(of: &data) { buffer in
-            Result { () throws(WireFormatError) -> RTPHeaderExtensionElement in
-                let count = try serialize(into: buffer)
-                return try RTPHeaderExtensionElement(id: id, data: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            }
-        }.get()
     }
 }

@@ -13,7 +13,7 @@
 /// ```
 ///
 /// The value here is the 3 data bytes; `element(id:)` wraps them in an RFC 8285 element.
-public struct PlayoutDelay: WireFormat, Hashable, Sendable {
+public struct PlayoutDelay: RTPHeaderExtensionData, Hashable, Sendable {
     public static let dataCount = 3
     /// One step of MIN and MAX.
     public static let granularityMs = 10
@@ -62,19 +62,5 @@ public struct PlayoutDelay: WireFormat, Hashable, Sendable {
         var writer = try ByteWriter(buffer, size: serializedSize, structure: "playout-delay extension")
         writer.writeUInt24(UInt32(minimum) << 12 | UInt32(maximum))
         return writer.offset
-    }
-
-    public init(element: RTPHeaderExtensionElement) throws(WireFormatError) {
-        self = try element.withUnsafeData { data in
-            Result { () throws(WireFormatError) -> Self in try Self(parsing: data) }
-        }.get()
-    }
-
-    public func element(id: UInt8) throws(WireFormatError) -> RTPHeaderExtensionElement {
-        var data: (UInt8, UInt8, UInt8) = (0, 0, 0)
-        try withUnsafeMutableBytes(of: &data) { buffer in
-            Result { () throws(WireFormatError) in _ = try serialize(into: buffer) }
-        }.get()
-        return try RTPHeaderExtensionElement(id: id, bytesOf: data)
     }
 }
