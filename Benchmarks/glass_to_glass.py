@@ -40,7 +40,7 @@ import sys
 import tempfile
 import time
 
-from benchkit.common import MachineLoad, ToolFailed, cell, log_tail, median_of, paired, rotated, table
+from benchkit.common import MachineLoad, ToolFailed, cell, log_tail, median_of, paired, rotated, stop_process, table
 from benchkit.devtools import Chromium
 from benchkit.ports import free_port
 from benchkit.turn_path import TurnPath
@@ -132,13 +132,7 @@ class Serve:
         return self
 
     def __exit__(self, *exc):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, signal.SIGINT, 20)
         self.log.close()
 
 

@@ -1,16 +1,22 @@
-"""Headless Chromium over the DevTools protocol (aiohttp's websocket client): one browser,
-a page (target) per measurement, JavaScript evaluated in it."""
+"""Headless Chromium over the DevTools protocol (aiohttp's websocket client, and the tests'
+DevTools client in Tests/Tools/chromium_viewer.py): one browser, a page (target) per
+measurement, JavaScript evaluated in it."""
 
 import asyncio
 import json
 import os
 import shutil
+import signal
 import subprocess
+import sys
 import tempfile
 
 import aiohttp
 
-from .common import ToolFailed
+from .common import ToolFailed, stop_process
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))), "Tests", "Tools"))
+from chromium_viewer import DevTools  # noqa: E402
 
 
 class Chromium:
@@ -41,12 +47,7 @@ class Chromium:
 
     async def __aexit__(self, *exc):
         await self.http.close()
-        self.process.terminate()
-        try:
-            self.process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+        stop_process(self.process, signal.SIGTERM, 10)
         self.log.close()
         shutil.rmtree(self.profile, ignore_errors=True)
 
@@ -67,18 +68,13 @@ class Page:
         self.browser = browser
         self.target_id = target_id
         self.socket = socket
-        self.next_id = 0
+        self.tools = DevTools(socket)
 
     async def call(self, method, **params):
-        self.next_id += 1
-        await self.socket.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = await self.socket.receive_json()
-            # Events (Page.enable's) are not what this waits for.
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise ToolFailed(f"{method}: {message['error']}")
-                return message["result"]
+        try:
+            return await self.tools.call(method, **params)
+        except RuntimeError as error:
+            raise ToolFailed(str(error)) from error
 
     async def evaluate(self, expression):
         """The value of `expression` (a promise is awaited), through JSON."""

@@ -17,7 +17,7 @@ import subprocess
 import sys
 import time
 
-from .common import ToolFailed, log_tail
+from .common import ToolFailed, log_tail, stop_process
 from .ports import free_port
 from .relay import RELAY_SCRIPT, READY_TIMEOUT_S
 
@@ -58,13 +58,7 @@ class TurnPath:
 
     def __exit__(self, *exc):
         for process, log in reversed(self.processes):
-            if process.poll() is None:
-                process.send_signal(signal.SIGTERM)
-                try:
-                    process.wait(timeout=10)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+            stop_process(process, signal.SIGTERM, 10)
             log.close()
         self.processes = []
 
