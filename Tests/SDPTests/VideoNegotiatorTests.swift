@@ -79,6 +79,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "",
         ].joined(separator: "\r\n"))
         #expect(try SessionDescription(parsing: offer.serialized()) == offer)
@@ -131,6 +132,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "a=candidate:1 1 udp 2130706431 127.0.0.2 40000 typ host",
             "a=end-of-candidates",
             "",
