@@ -1,9 +1,9 @@
 #!/usr/bin/python3
 """Headless Chromium playing camrtp's viewer page, driven over the DevTools protocol (aiohttp's
-websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures)
-until enough frames are decoded with an RTT measured (and NACKs sent, with --min-nacks; FEC
-received, with --min-fec-packets), presses the page's Keyframe button,
-takes a screenshot and presses Disconnect (the page's DELETE).
+websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures
+and its latency panel's) until enough frames are decoded with an RTT measured (and NACKs sent,
+with --min-nacks; frames displayed with a capture time, with --capture-times), presses the page's
+Keyframe button, takes a screenshot and presses Disconnect (the page's DELETE).
 
 With --restart-ice it first has the page restart ICE (its PATCH) and waits for 30 more frames;
 with --wait-recovery it prints "playing", then waits for the page to recover on its own (an ICE
@@ -11,7 +11,7 @@ restart or a new session, after the test broke the path) and to decode 30 frames
 
 It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
   {"event": "stats", "viewer": {...}}          the page's state and latest figures, when they change
-  {"event": "inbound", "report": {...}}        Chromium's inbound-rtp figures once it plays
+  {"event": "inbound", "report": {...}}        Chromium's own inbound-rtp figures once it plays
   {"event": "keyframe", "requests": N}         the button's POST was answered
   {"event": "screenshot", "path": "...", "bytes": N}
   {"event": "stopped", "state": "..."}         after Disconnect
@@ -103,9 +103,10 @@ async def drive(arguments):
                     stats = (viewer or {}).get("stats") or {}
                     if viewer and viewer.get("error"):
                         return 1
+                    latency = (viewer or {}).get("latency") or {}
                     if (stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None
                             and stats.get("nackCount", 0) >= arguments.min_nacks
-                            and (not arguments.min_fec_packets or await fec_received(tools) >= arguments.min_fec_packets)):
+                            and latency.get("framesWithCaptureTime", 0) >= arguments.capture_times):
                         break
                     await asyncio.sleep(0.25)
                 else:
@@ -149,22 +150,18 @@ async def read_viewer(tools):
     text = await tools.evaluate(
         "JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource,"
         " stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests, iceServers: camrtpViewer.iceServers.length,"
-        " iceRestarts: camrtpViewer.iceRestarts, reconnections: camrtpViewer.reconnections} : null)")
+        " iceRestarts: camrtpViewer.iceRestarts, reconnections: camrtpViewer.reconnections, latency: camrtpViewer.latency} : null)")
     return json.loads(text) if text else None
 
 
 async def inbound_rtp(tools):
     """Chromium's inbound-rtp statistics of the video, all of them (freezeCount,
-    totalFreezesDuration, framesDropped, fecPacketsReceived, jitterBufferDelay, ...), from the
-    page's RTCPeerConnection (`pc`, a global of its script)."""
+    totalFreezesDuration, framesDropped, jitterBufferDelay, ...), from the page's
+    RTCPeerConnection (`pc`, a global of its script)."""
     text = await tools.evaluate(
         "(async () => { let found = null; if (pc) (await pc.getStats()).forEach((s) => {"
         " if (s.type === 'inbound-rtp' && s.kind === 'video') found = s; }); return JSON.stringify(found); })()")
     return json.loads(text) if text else None
-
-
-async def fec_received(tools):
-    return ((await inbound_rtp(tools)) or {}).get("fecPacketsReceived", 0)
 
 
 async def frames_again(tools, deadline, more=30):
@@ -206,8 +203,8 @@ def main():
     parser.add_argument("--restart-ice", action="store_true", help="have the page restart ICE once it plays")
     parser.add_argument("--wait-recovery", action="store_true", help="print playing, then wait for the page to recover")
     parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
-    parser.add_argument("--min-fec-packets", type=int, default=0,
-                        help="also wait until Chromium has received this many FEC packets")
+    parser.add_argument("--capture-times", type=int, default=0,
+                        help="also wait until the page has displayed this many frames with a capture time")
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--trust-certificate", help="accept this certificate (PEM) for HTTPS")
     sys.exit(asyncio.run(drive(parser.parse_args())))
