@@ -145,13 +145,7 @@ class GStreamerFECReceiver:
         self.stop()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, signal.SIGINT, STOP_TIMEOUT_S)
         self.log.close()
 
     def figures(self):
