@@ -91,14 +91,20 @@ LOOPBACK_PAGE = """<!doctype html><html><body><video autoplay muted playsinline>
 </script></body></html>
 """
 
-# The receivers' counters: freezes, and how losses were repaired (NACKs, FEC packets).
+# The receivers' counters: freezes, dropped frames, the jitter buffer, and how losses were
+# repaired (NACKs, FEC packets and bytes; bytesReceived counts FEC's and repairs' payloads too).
 RECEIVER_COUNTS = """(async () => {
-  const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, lost: 0, bytes: 0, packets: 0, frames: 0, now: performance.now() };
+  const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, fecDiscarded: 0, fecBytes: 0, retransmittedBytes: 0,
+    lost: 0, bytes: 0, packets: 0, frames: 0, dropped: 0, jitterBufferDelay: 0, jitterBufferEmitted: 0,
+    now: performance.now() };
   for (const connection of window.glass.connections) {
     (await connection.getStats()).forEach((s) => {
       if (s.type !== "inbound-rtp" || s.kind !== "video") return;
       counts.freezes += s.freezeCount || 0; counts.duration += s.totalFreezesDuration || 0;
       counts.nacks += s.nackCount || 0; counts.fec += s.fecPacketsReceived || 0; counts.lost += s.packetsLost || 0;
+      counts.fecDiscarded += s.fecPacketsDiscarded || 0; counts.fecBytes += s.fecBytesReceived || 0;
+      counts.retransmittedBytes += s.retransmittedBytesReceived || 0; counts.dropped += s.framesDropped || 0;
+      counts.jitterBufferDelay += s.jitterBufferDelay || 0; counts.jitterBufferEmitted += s.jitterBufferEmittedCount || 0;
       counts.bytes += s.bytesReceived || 0; counts.packets += s.packetsReceived || 0; counts.frames += s.framesReceived || 0;
     });
   }
@@ -148,6 +154,10 @@ async def measure_page(browser, url, configuration, override, warmup, seconds):
     finally:
         await page.close()
     window = [latency for shown, latency in frames if start["now"] <= shown < end["now"]]
+
+    def delta(key):
+        return end[key] - start[key]
+
     timed = [latency for latency in window if latency is not None]
     return {
         "framesShown": len(window), "framesWithCaptureTime": len(timed),
@@ -155,7 +165,10 @@ async def measure_page(browser, url, configuration, override, warmup, seconds):
         "fps": len(window) / seconds, "p50Ms": percentile(timed, 50), "p95Ms": percentile(timed, 95),
         "freezeCount": end["freezes"] - start["freezes"], "freezeSeconds": end["duration"] - start["duration"],
         "packetsLost": end["lost"] - start["lost"], "nackCount": end["nacks"] - start["nacks"],
-        "fecPacketsReceived": end["fec"] - start["fec"],
+        "fecPacketsReceived": end["fec"] - start["fec"], "fecPacketsDiscarded": end["fecDiscarded"] - start["fecDiscarded"],
+        "fecPercent": 100 * delta("fecBytes") / max(1, delta("bytes") - delta("fecBytes") - delta("retransmittedBytes")),
+        "framesDropped": end["dropped"] - start["dropped"],
+        "jitterBufferMsPerFrame": 1000 * delta("jitterBufferDelay") / max(1, delta("jitterBufferEmitted")),
         "kbps": 8 * (end["bytes"] - start["bytes"]) / 1000 / seconds,
         "packetsPerFrame": (end["packets"] - start["packets"]) / max(1, end["frames"] - start["frames"]),
     }
@@ -220,9 +233,11 @@ def report(results, loads, options):
                          cell(median["captureTimePercent"], 0, " %"), cell(median["p50Ms"]),
                          cell(median["p95Ms"]), f"{sum(run['freezeCount'] for run in pooled)}",
                          cell(sum(run["freezeSeconds"] for run in pooled), 2), cell(median["packetsLost"], 0),
-                         cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0)])
+                         cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0),
+                         cell(median["fecPacketsDiscarded"], 0), cell(median["fecPercent"]), cell(median["framesDropped"], 0),
+                         cell(median["jitterBufferMsPerFrame"])])
         print(table(["sender", "fps", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
-                     "lost", "NACKs", "FEC packets"], rows))
+                     "lost", "NACKs", "FEC packets", "FEC discarded", "FEC %", "frames dropped", "jitter buffer ms/frame"], rows))
         for name in runs:
             if name == "chromium":
                 continue
