@@ -16,7 +16,7 @@ import sys
 
 from .closed_loop import median_field, prepare_case, row_descriptions, run_matrix
 from .common import cell, ratio, table
-from .feedback import add_intact, condition_label, conditions, loss_label, session_result
+from .feedback import add_intact, condition_label, condition_rows, conditions, loss_label, session_result
 from .receivers import GStreamerFECReceiver, JITTER_BUFFER_LATENCY_MS
 from .relay import LinkProfile
 from .rtp_tap import REDFormat
@@ -135,23 +135,12 @@ def print_fec(report, rounds):
           f"on RTX, jitter buffer {report['jitterBufferMs']} ms; medians of {rounds} rounds ==")
     headers = ["sender", "RTT ms", "loss", "intact %", "decoded", "freezes", "freeze ms", "longest gap ms", "FEC %",
                "FEC % sent", "retx %", "rebuilt", "not rebuilt", "lost", "repaired", "keyframes", "CPU s"]
-    rows = []
-    for row in report["rows"]:
-        if row["name"] in report["unsupported"]:
-            rows.append([row["name"], "all", "all"] + ["n/s"] * (len(headers) - 3))
-            continue
-        for condition in conditions(report["rttsMs"], report["losses"]):
-            value = report["medians"].get(f"{row['name']} @ {condition_label(condition)}")
-            if value is None:
-                continue
-            name = row["name"] + (f" ({value['failedRounds']} failed)" if value["failedRounds"] else "")
-            rows.append([name, f"{condition[0]:g}", loss_label(condition[1]), cell(value["intactPercent"]),
-                         cell(value["decodedFrames"], 0), cell(value["freezes"], 0), cell(value["freezeTotalMs"], 0),
-                         cell(value["gapMaxMs"], 0), cell(value["fecPercent"]), cell(value["senderFecPercent"]),
-                         cell(value["retransmittedPercent"]), cell(value["fecRecovered"], 0),
-                         cell(value["fecUnrecovered"], 0), cell(value["originalsLost"], 0),
-                         cell(value["originalsRepaired"], 0), cell(value["keyframesReceived"], 0),
-                         cell(value["senderCpuSeconds"], 2)])
+    rows = condition_rows(report, len(headers), lambda value: [
+        cell(value["intactPercent"]), cell(value["decodedFrames"], 0), cell(value["freezes"], 0),
+        cell(value["freezeTotalMs"], 0), cell(value["gapMaxMs"], 0), cell(value["fecPercent"]),
+        cell(value["senderFecPercent"]), cell(value["retransmittedPercent"]), cell(value["fecRecovered"], 0),
+        cell(value["fecUnrecovered"], 0), cell(value["originalsLost"], 0), cell(value["originalsRepaired"], 0),
+        cell(value["keyframesReceived"], 0), cell(value["senderCpuSeconds"], 2)])
     print(table(headers, rows))
     for label, value in report["ratios"].items():
         print(f"{CANDIDATE} / {BASELINE} at {label}: freeze time x{cell(value['freezeTime'], 2)}, "

@@ -137,6 +137,23 @@ def summarize(results):
     return summary
 
 
+def condition_rows(report, width, cells):
+    """A table's rows, `width` cells each: per sender, "n/s" when this build cannot run it, else
+    per (RTT, loss) its name (and failed rounds), the RTT, the loss and `cells(medians)`."""
+    rows = []
+    for row in report["rows"]:
+        if row["name"] in report["unsupported"]:
+            rows.append([row["name"], "all", "all"] + ["n/s"] * (width - 3))
+            continue
+        for condition in conditions(report["rttsMs"], report["losses"]):
+            value = report["medians"].get(f"{row['name']} @ {condition_label(condition)}")
+            if value is None:
+                continue
+            name = row["name"] + (f" ({value['failedRounds']} failed)" if value["failedRounds"] else "")
+            rows.append([name, f"{condition[0]:g}", loss_label(condition[1])] + cells(value))
+    return rows
+
+
 def print_feedback(report, rounds):
     rtts = ", ".join(f"{rtt:g}" for rtt in report["rttsMs"])
     print(f"\n== feedback: {report['clip']} at {report['kbps']} kbit/s in real time, random loss on the forward "
@@ -144,21 +161,11 @@ def print_feedback(report, rounds):
           f"{report['jitterBufferMs']} ms; medians of {rounds} rounds ==")
     headers = ["sender", "RTT ms", "loss", "intact %", "decoded", "PSNR dB", "lost", "repaired", "retx kB", "retx %",
                "delay p50 ms", "delay p95 ms", "keyframes", "CPU s"]
-    rows = []
-    for row in report["rows"]:
-        if row["name"] in report["unsupported"]:
-            rows.append([row["name"], "all", "all"] + ["n/s"] * (len(headers) - 3))
-            continue
-        for condition in conditions(report["rttsMs"], report["losses"]):
-            value = report["medians"].get(f"{row['name']} @ {condition_label(condition)}")
-            if value is None:
-                continue
-            name = row["name"] + (f" ({value['failedRounds']} failed)" if value["failedRounds"] else "")
-            rows.append([name, f"{condition[0]:g}", loss_label(condition[1]), cell(value["intactPercent"]),
-                         cell(value["decodedFrames"], 0), cell(value["psnrMedianDb"]), cell(value["originalsLost"], 0), cell(value["originalsRepaired"], 0),
-                         cell(value["retransmittedKB"]), cell(value["retransmittedPercent"]),
-                         cell(value["frameDelayP50Ms"]), cell(value["frameDelayP95Ms"]),
-                         cell(value["keyframesReceived"], 0), cell(value["senderCpuSeconds"], 2)])
+    rows = condition_rows(report, len(headers), lambda value: [
+        cell(value["intactPercent"]), cell(value["decodedFrames"], 0), cell(value["psnrMedianDb"]),
+        cell(value["originalsLost"], 0), cell(value["originalsRepaired"], 0), cell(value["retransmittedKB"]),
+        cell(value["retransmittedPercent"]), cell(value["frameDelayP50Ms"]), cell(value["frameDelayP95Ms"]),
+        cell(value["keyframesReceived"], 0), cell(value["senderCpuSeconds"], 2)])
     print(table(headers, rows))
     for name, reason in report["unsupported"].items():
         print(f"n/s = not supported by this build: {name}: {reason}")
