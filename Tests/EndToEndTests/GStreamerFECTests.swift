@@ -51,7 +51,7 @@ extension EndToEnd {
 
         /// The whole of a WebRTC receiver's repair: NACK answered on RTX, which `rtprtxreceive`
         /// turns back into the media packet before `rtpreddec`, and FEC for what NACK leaves. With
-        /// a jitter buffer of 500 ms (as `GStreamerFeedbackTests` has) 99 % of the frames arrive
+        /// a jitter buffer of 500 ms (as `GStreamerFeedbackTests` has) at least 98 % of the frames arrive
         /// intact.
         @Test func nackOnRTXAndFECTogether() throws {
             let run = try Self.stream(retransmit: "rtx", nack: true)
@@ -66,7 +66,7 @@ extension EndToEnd {
             #expect(run.receiver.rtxPackets > 0 && sender.packetsRetransmitted > 0)
             #expect(run.receiver.redPackets > 0)
             // A real-time sender on a loaded machine may drop a frame itself; that is not the network's loss.
-            #expect((intact + run.stats.totalDropped) * 100 >= Self.judgedFrames * 99, "intact \(intact), \(run.stats.totalDropped) dropped by the sender")
+            #expect((intact + run.stats.totalDropped) * 100 >= Self.judgedFrames * 98, "intact \(intact), \(run.stats.totalDropped) dropped by the sender")
         }
 
         // MARK: running a stream
