@@ -261,7 +261,7 @@ def report(results, loads, options):
                          cell(median["p95Ms"]), f"{sum(run['freezeCount'] for run in pooled)}",
                          cell(sum(run["freezeSeconds"] for run in pooled), 2), cell(median["packetsLost"], 0),
                          cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0),
-                         cell(median["fecPacketsDiscarded"], 0), cell(median["fecPercent"]), cell(median["framesDropped"], 0),
+                         cell(median["fecPacketsDiscarded"], 0), cell(median.get("fecPercent")), cell(median["framesDropped"], 0),
                          cell(median["jitterBufferMsPerFrame"])])
         print(table(["sender", "fps", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
                      "lost", "NACKs", "FEC packets", "FEC discarded", "FEC %", "frames dropped", "jitter buffer ms/frame"], rows))
