@@ -177,7 +177,7 @@ let package = Package(
             "HTTPAccess", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
+        .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport", "VP8"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
             "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport", "StreamMetrics",
             .product(name: "Metrics", package: "swift-metrics"),

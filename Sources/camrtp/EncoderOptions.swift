@@ -4,11 +4,11 @@ import Pacing
 import RTPSession
 import VP8
 
-/// VP8 encoder choices shared by `send` and `record`.
+/// VP8 encoder choices shared by the streaming commands and `record`.
 struct EncoderOptions: ParsableArguments {
     // Unconditional, so that negative values read as values (and get a message about the value), not flags.
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "Bitrate in kbit/s to start with (CBR); congestion control moves it between --min-bitrate and --max-bitrate as the receiver's feedback allows.",
+        "Bitrate in kbit/s: where a stream starts (CBR; congestion control moves it between --min-bitrate and --max-bitrate as the receiver's feedback allows), a recording's average (VBR).",
         valueName: "kbps"))
     var bitrate: Int = 1500
 
@@ -43,12 +43,12 @@ struct EncoderOptions: ParsableArguments {
     var threads: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "libvpx temporal denoiser, 0 (off) to 6; 4 (adaptive) is WebRTC's choice on x86.", valueName: "n"))
-    var noiseSensitivity: Int = 4
+        "libvpx temporal denoiser, 0 (off) to 6; streams use 4 (adaptive, WebRTC's choice on x86), recordings 0.", valueName: "n"))
+    var noiseSensitivity: Int?
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "libvpx static threshold: skip blocks that changed less than this; WebRTC uses 1.", valueName: "n"))
-    var staticThreshold: Int = 1
+        "libvpx static threshold: skip blocks that changed less than this; streams use 1 (as WebRTC), recordings 0.", valueName: "n"))
+    var staticThreshold: Int?
 
     func validate() throws {
         guard (1...100_000).contains(bitrate) else { throw ValidationError("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
@@ -63,22 +63,38 @@ struct EncoderOptions: ParsableArguments {
         }
         guard (-16...16).contains(cpuUsed) else { throw ValidationError("--cpu-used must be in -16...16, not \(cpuUsed)") }
         if let threads, !(1...16).contains(threads) { throw ValidationError("--threads must be 1...16, not \(threads)") }
-        guard (0...6).contains(noiseSensitivity) else {
+        if let noiseSensitivity, !(0...6).contains(noiseSensitivity) {
             throw ValidationError("--noise-sensitivity must be 0...6, not \(noiseSensitivity)")
         }
-        guard staticThreshold >= 0 else { throw ValidationError("--static-threshold must be 0 or more, not \(staticThreshold)") }
+        if let staticThreshold, staticThreshold < 0 {
+            throw ValidationError("--static-threshold must be 0 or more, not \(staticThreshold)")
+        }
     }
 
-    var settings: VP8EncoderSettings { settings(defaultKeyframeIntervalSeconds: Self.defaultKeyframeIntervalSeconds) }
-
-    /// The encoder's settings, with `--keyframe-interval` defaulting to the command's choice.
+    /// A live stream's encoder (WebRTC's settings), with `--keyframe-interval` defaulting to the
+    /// command's choice.
     func settings(defaultKeyframeIntervalSeconds: Double) -> VP8EncoderSettings {
-        let interval = keyframeInterval ?? defaultKeyframeIntervalSeconds
-        var settings = VP8EncoderSettings(
+        applied(to: VP8EncoderSettings(
+            bitrateKbps: bitrate, cpuUsed: cpuUsed, threads: threads, keyframes: keyframes(defaultIntervalSeconds: defaultKeyframeIntervalSeconds)))
+    }
+
+    /// A file's encoder (`record`): VBR without a stream's limits, see `VP8EncoderSettings.recording`.
+    var recordingSettings: VP8EncoderSettings {
+        applied(to: .recording(
             bitrateKbps: bitrate, cpuUsed: cpuUsed, threads: threads,
-            keyframes: interval > 0 ? .every(seconds: interval) : .onRequest)
-        settings.noiseSensitivity = noiseSensitivity
-        settings.staticThreshold = staticThreshold
+            keyframes: keyframes(defaultIntervalSeconds: Self.defaultKeyframeIntervalSeconds)))
+    }
+
+    private func keyframes(defaultIntervalSeconds: Double) -> KeyframeSchedule {
+        let interval = keyframeInterval ?? defaultIntervalSeconds
+        return interval > 0 ? .every(seconds: interval) : .onRequest
+    }
+
+    /// The options given on the command line, over the profile's own values.
+    private func applied(to profile: VP8EncoderSettings) -> VP8EncoderSettings {
+        var settings = profile
+        if let noiseSensitivity { settings.noiseSensitivity = noiseSensitivity }
+        if let staticThreshold { settings.staticThreshold = staticThreshold }
         return settings
     }
 

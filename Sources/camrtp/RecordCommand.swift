@@ -10,10 +10,11 @@ struct RecordCommand: CamrtpCommand {
         abstract: "Encode a source to VP8 in an IVF file that any player opens.",
         discussion: """
             Files and the test pattern are encoded as fast as the encoder goes, frame for frame; \
-            a camera in real time until --frames, --duration or Ctrl-C. Every frame is kept: \
-            unlike a stream, a recording never drops frames to hold --bitrate. A regular file \
-            appears whole when the recording ends (the old one stays until then); a device or a \
-            FIFO is written through.
+            a camera in real time until --frames, --duration or Ctrl-C. A recording is not a \
+            stream: --bitrate is an average (VBR), a hard picture or a keyframe takes the bits it \
+            needs, and no frame is dropped to hold the rate. A regular file appears whole when \
+            the recording ends (the old one stays until then); a device or a FIFO is written \
+            through.
 
               camrtp record --source y4m:clip.y4m --out clip.ivf
               camrtp record --source testsrc:640x480@30 --frames 300 --bitrate 800 --out pattern.ivf
@@ -41,8 +42,8 @@ struct RecordCommand: CamrtpCommand {
         // IVF has no place for rotation metadata, so a rotation is applied to the pixels.
         var configuration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true)
         configuration.pace = input.pace ?? (source.canRunFast ? .fast : .realtime)
-        // A file keeps every frame, as vpxenc does; dropping to hold the rate is for live streams.
-        configuration.encoder.dropFrameThreshold = 0
+        // A file has no network to fit: libvpx's own VBR settings, not a live stream's.
+        configuration.encoder = encoder.recordingSettings
         let frameRate = configuration.outputFormat(for: source).frameRate
         let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: IVFRecorder(path: out, frameRate: frameRate))
         printNote("recording \(source.summary) to \(out)")
