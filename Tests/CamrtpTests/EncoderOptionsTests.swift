@@ -1,6 +1,6 @@
 import Testing
 import VP8
-@testable import camrtp
+@testable import CamrtpCLI
 
 /// `record` encodes with the recording profile and the streaming commands with WebRTC's; the
 /// options given on the command line apply to either.

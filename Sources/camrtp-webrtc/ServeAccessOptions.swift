@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamrtpCLI
 
 /// Who may watch what `serve` serves, and how it is reached: viewer tokens, HTTPS, CORS origins,
 /// and the token for `/metrics`. Tokens come from files or the environment, never from the

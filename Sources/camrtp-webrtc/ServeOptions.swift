@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamrtpCLI
 
 /// Where `serve` listens (`--http`) and for how many viewers. Each viewer's WebRTC connection is
 /// set up from `WebRTCOptions`.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import CameraRTP
+import CamrtpCLI
 import MediaCore
 import WebRTC
 import WHIP
@@ -7,7 +8,7 @@ import WHIP
 struct PublishCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
         commandName: "publish",
-        abstract: "Publish a source as VP8 over WebRTC to a WHIP endpoint (an SFU, a media server, a cloud ingest).",
+        abstract: CommandAbstract.publish,
         discussion: """
             camrtp gathers ICE candidates, POSTs its SDP offer to the WHIP URL (RFC 9725), takes \
             the answer from the 201 and connects: ICE, then DTLS-SRTP. Media starts when DTLS \

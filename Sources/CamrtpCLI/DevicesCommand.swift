@@ -1,8 +1,8 @@
 import ArgumentParser
 import Capture
 
-struct DevicesCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct DevicesCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "devices",
         abstract: "List the cameras with their formats, frame rates and controls.",
         discussion: """
@@ -12,9 +12,11 @@ struct DevicesCommand: CamrtpCommand {
 
     @Flag(help: "Print JSON instead of text.")
     var json = false
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup package var logging: LoggingOptions
 
-    func execute() async throws {
+    package init() {}
+
+    package func execute() async throws {
         let report = CameraDeviceReport(capturer: CameraVideoCapturer())
         try StandardStreams.print((json ? try report.json() : report.text) + "\n")
     }

@@ -7,7 +7,7 @@ import MediaCore
 import Synchronization
 
 /// Where frames come from and when to stop: shared by every command that captures.
-struct SourceOptions: ParsableArguments {
+package struct SourceOptions: ParsableArguments {
     /// The longest `--duration`: a year. Longer runs leave it out and stop with Ctrl-C.
     static let maxDurationSeconds = 365.0 * 24 * 3600
 
@@ -38,7 +38,9 @@ struct SourceOptions: ParsableArguments {
 
     @OptionGroup var camera: CameraOptions
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         if let frames, frames <= 0 { throw ValidationError("--frames must be a positive count, not \(frames)") }
         if let duration, !(duration > 0 && duration <= Self.maxDurationSeconds) {
             throw ValidationError(
@@ -57,7 +59,7 @@ struct SourceOptions: ParsableArguments {
 
     /// Makes the capture source. File and test sources are paced by `defaultPace` unless `--pace`
     /// says; a camera runs in real time and picks the format closest to `size` at up to `fpsLimit`.
-    func makeSource(defaultPace: CapturePace, size: (width: Int, height: Int)?, fpsLimit: Double?) throws -> CaptureSource {
+    package func makeSource(defaultPace: CapturePace, size: (width: Int, height: Int)?, fpsLimit: Double?) throws -> CaptureSource {
         let spec = try spec
         let pace = pace ?? defaultPace
         let source: CaptureSource

@@ -5,7 +5,7 @@ import Glibc
 import MediaCore
 
 /// `--stats` and `--stats-json`.
-struct StatsOptions: ParsableArguments {
+package struct StatsOptions: ParsableArguments {
     @Flag(help: "Show a live one-line status on stderr each second: fps, kbit/s, drops, packets.")
     var stats = false
 
@@ -14,8 +14,10 @@ struct StatsOptions: ParsableArguments {
         valueName: "file"))
     var statsJson: String?
 
+    package init() {}
+
     /// A place that cannot take the figures is refused before the run, not after it.
-    func validate() throws {
+    package func validate() throws {
         guard let statsJson else { return }
         do {
             try OutputFile.check(statsJson)

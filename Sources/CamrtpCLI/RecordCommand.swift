@@ -4,8 +4,8 @@ import MediaCore
 import CameraRTP
 import Glibc
 
-struct RecordCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct RecordCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "record",
         abstract: "Encode a source to VP8 in an IVF file that any player opens.",
         discussion: """
@@ -28,9 +28,11 @@ struct RecordCommand: CamrtpCommand {
     var out: String
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup package var logging: LoggingOptions
 
-    func execute() async throws {
+    package init() {}
+
+    package func execute() async throws {
         // The source first: a bad one must leave an existing --out as it was.
         let source = try input.makeSource(defaultPace: .fast, size: adapt.outputSize, fpsLimit: adapt.fps)
         try input.checkIsNotInput(out, option: "--out")

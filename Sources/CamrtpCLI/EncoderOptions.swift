@@ -5,20 +5,20 @@ import RTPSession
 import VP8
 
 /// VP8 encoder choices shared by the streaming commands and `record`.
-struct EncoderOptions: ParsableArguments {
+package struct EncoderOptions: ParsableArguments {
     // Unconditional, so that negative values read as values (and get a message about the value), not flags.
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Bitrate in kbit/s: where a stream starts (CBR; congestion control moves it between --min-bitrate and --max-bitrate as the receiver's feedback allows), a recording's average (VBR).",
         valueName: "kbps"))
-    var bitrate: Int = 1500
+    package var bitrate: Int = 1500
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Lowest bitrate congestion control may choose, in kbit/s.", valueName: "kbps"))
-    var minBitrate: Int = 30
+    package var minBitrate: Int = 30
 
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "Highest bitrate congestion control may choose, in kbit/s; --bitrate by default, so the rate only goes down from there.",
         valueName: "kbps"))
-    var maxBitrate: Int?
+    package var maxBitrate: Int?
 
     @Option(help: ArgumentHelp(
         "on: packets leave at the pacing rate in bursts of at most 40 ms (a keyframe does not arrive as one burst); off: each frame leaves at once.",
@@ -50,7 +50,9 @@ struct EncoderOptions: ParsableArguments {
         "libvpx static threshold: skip blocks that changed less than this; streams use 1 (as WebRTC), recordings 0.", valueName: "n"))
     var staticThreshold: Int?
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard (1...100_000).contains(bitrate) else { throw ValidationError("--bitrate must be 1...100000 kbit/s, not \(bitrate)") }
         guard (1...bitrate).contains(minBitrate) else {
             throw ValidationError("--min-bitrate must be 1...--bitrate (\(bitrate)) kbit/s, not \(minBitrate)")
@@ -111,7 +113,7 @@ struct EncoderOptions: ParsableArguments {
 
     /// How the sender behaves: these rates and pacing, with the packet size and repair mode of
     /// the command's wire options.
-    func tuning(mtu: Int, retransmission: Retransmission) -> SenderTuning {
+    package func tuning(mtu: Int, retransmission: Retransmission) -> SenderTuning {
         SenderTuning(mtu: mtu, retransmission: retransmission, congestionControl: congestionControl, pacing: pacer)
     }
 }

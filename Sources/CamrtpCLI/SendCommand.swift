@@ -7,8 +7,8 @@ import MediaCore
 import PlainRTP
 import RTPSender
 
-struct SendCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+extension CommandConfiguration {
+    fileprivate static let send = CommandConfiguration(
         commandName: "send",
         abstract: "Stream a source as VP8 over RTP (or SRTP) to a receiver, and act on its feedback.",
         discussion: """
@@ -24,16 +24,23 @@ struct SendCommand: CamrtpCommand {
               camrtp send --source y4m:clip.y4m --to 127.0.0.1:5004 --sdp clip.sdp --srtp
               ffplay -protocol_whitelist file,udp,rtp,srtp -fflags nobuffer -flags low_delay -framedrop -nofind_stream_info cam.sdp
             """)
+}
+
+/// `camrtp send`; `Metrics` serves `--metrics` (camrtp hands such a run to camrtp-webrtc).
+package struct SendCommand<Metrics: MetricsEndpoint>: CamrtpCommand {
+    package static var configuration: CommandConfiguration { .send }
 
     @OptionGroup var arguments: SendArguments
     @OptionGroup var control: ControlSocketOptions
     @OptionGroup var metrics: MetricsOptions
 
-    var logging: LoggingOptions { arguments.logging }
+    package init() {}
 
-    func execute() async throws {
+    package var logging: LoggingOptions { arguments.logging }
+
+    package func execute() async throws {
         let (input, adapt, stream, encoder) = (arguments.input, arguments.adapt, arguments.stream, arguments.encoder)
-        let metricsListener = try await metrics.start()
+        let metricsListener = try await Metrics.start(metrics)
         let plan = try stream.makePlan(destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let trace = try stream.traceBwe.map(BWETraceFile.init(path:))

@@ -2,9 +2,11 @@ import ArgumentParser
 import Logging
 
 /// `--verbose`: the only place camrtp chooses how much its libraries log, and where.
-struct LoggingOptions: ParsableArguments {
+package struct LoggingOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Log what the pipeline does (twice for debug detail) on stderr.")
     var verbose: Int
+
+    package init() {}
 
     var level: Logger.Level {
         switch verbose {
@@ -16,7 +18,7 @@ struct LoggingOptions: ParsableArguments {
 }
 
 /// A camrtp subcommand: the entry point sets up its logging, then awaits `execute()`.
-protocol CamrtpCommand: ParsableCommand, Sendable {
+package protocol CamrtpCommand: ParsableCommand, Sendable {
     var logging: LoggingOptions { get }
     func execute() async throws
 }

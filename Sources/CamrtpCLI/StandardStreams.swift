@@ -51,7 +51,7 @@ enum StandardStreams {
 }
 
 /// A note for the person at the terminal, on stderr so stdout stays clean for data.
-func printNote(_ text: String) {
+package func printNote(_ text: String) {
     StandardStreams.printError("camrtp: " + text + "\n")
 }
 

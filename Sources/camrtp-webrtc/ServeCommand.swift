@@ -1,5 +1,6 @@
 import ArgumentParser
 import CameraRTP
+import CamrtpCLI
 import Logging
 import MediaCore
 import MetricsHTTP
@@ -10,7 +11,7 @@ import WHEP
 struct ServeCommand: CamrtpCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
-        abstract: "Serve a source to browsers and WHEP players: a viewer page and a WHEP endpoint, many viewers on one encoder.",
+        abstract: CommandAbstract.serve,
         discussion: """
             Open the printed URL in a browser: the page plays the stream over WebRTC and charts \
             bitrate, RTT, loss and frames. Any WHEP player can POST its offer to /whep instead. \

@@ -18,7 +18,7 @@ import Synchronization
 ///
 /// SIGHUP keeps its default (it ends camrtp) unless a command asks to reload on it (`serve`
 /// re-reads its token file and certificate): then it runs the reload, on the same thread.
-enum StopSignals {
+package enum StopSignals {
     private struct State {
         var stop: (@Sendable () -> Void)?
         var reload: (@Sendable () -> Void)?
@@ -55,7 +55,7 @@ enum StopSignals {
     }
 
     /// Runs `reload` on every SIGHUP from now on.
-    static func reloadOnHangUp(_ reload: @escaping @Sendable () -> Void) {
+    package static func reloadOnHangUp(_ reload: @escaping @Sendable () -> Void) {
         state.withLock { $0.reload = reload }
         catchSignals([SIGHUP])
     }
@@ -89,7 +89,7 @@ enum StopSignals {
 
     /// Adds a clean-up to run if a signal ends camrtp before or after the stream; returns the
     /// token that `removeCleanup` takes once it is no longer needed.
-    static func addCleanup(_ cleanup: @escaping @Sendable () -> Void) -> Int {
+    package static func addCleanup(_ cleanup: @escaping @Sendable () -> Void) -> Int {
         state.withLock { state in
             defer { state.nextCleanup += 1 }
             state.cleanups[state.nextCleanup] = cleanup
@@ -97,7 +97,7 @@ enum StopSignals {
         }
     }
 
-    static func removeCleanup(_ token: Int) {
+    package static func removeCleanup(_ token: Int) {
         _ = state.withLock { $0.cleanups.removeValue(forKey: token) }
     }
 

@@ -1,3 +1,4 @@
+import CamrtpCLI
 import Glibc
 import HTTPAccess
 import Logging

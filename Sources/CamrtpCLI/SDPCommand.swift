@@ -1,8 +1,8 @@
 import ArgumentParser
 import PlainRTP
 
-struct SDPCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct SDPCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "sdp",
         abstract: "Print the SDP that `camrtp send` with the same options would use, without sending.",
         discussion: """
@@ -19,9 +19,11 @@ struct SDPCommand: CamrtpCommand {
 
     @OptionGroup var arguments: SendArguments
 
-    var logging: LoggingOptions { arguments.logging }
+    package init() {}
 
-    func execute() async throws {
+    package var logging: LoggingOptions { arguments.logging }
+
+    package func execute() async throws {
         let (input, adapt) = (arguments.input, arguments.adapt)
         let plan = try arguments.stream.makePlan(
             destination: arguments.to, frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: arguments.encoder,

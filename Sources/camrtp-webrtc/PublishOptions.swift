@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamrtpCLI
 import HTTPAccess
 import WHIP
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import CamrtpCLI
 import DTLS
 import Glibc
 import ICE

@@ -4,8 +4,8 @@ import ImageEncoding
 import MediaCore
 import StreamControl
 
-struct CtlCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct CtlCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "ctl",
         abstract: "Send one command to a running `camrtp send --control-socket PATH` and print its answer.",
         discussion: """
@@ -41,13 +41,15 @@ struct CtlCommand: CamrtpCommand {
     @Option(help: ArgumentHelp("How long to wait for the answer, in seconds.", valueName: "seconds"))
     var timeout: Double = 10
 
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup package var logging: LoggingOptions
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard timeout > 0 && timeout <= 3600 else { throw ValidationError("--timeout must be in (0, 3600] seconds, not \(timeout)") }
     }
 
-    func execute() async throws {
+    package func execute() async throws {
         let command = try parsedCommand()
         let (socket, timeoutMs) = (socket, Int32(timeout * 1000))
         let outcome = await MediaThread.run(name: "camrtp.ctl") {

@@ -3,8 +3,8 @@ import Glibc
 
 /// Runs a pipeline for a command: stops it cleanly on SIGINT or SIGTERM, shows `--stats`, writes
 /// `--stats-json`, and turns a run-time failure into exit code 1 (bad input into 2).
-enum PipelineRunner {
-    static func run(_ pipeline: StreamPipeline, stats options: StatsOptions) async throws -> StatsSnapshot {
+package enum PipelineRunner {
+    package static func run(_ pipeline: StreamPipeline, stats options: StatsOptions) async throws -> StatsSnapshot {
         let status = options.stats ? Task {
             var line = LiveStatusLine()
             // On a terminal the line is redrawn in place; into a file or a pipe, one line a second.

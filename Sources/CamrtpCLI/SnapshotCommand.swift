@@ -6,8 +6,8 @@ import Glibc
 import ImageEncoding
 import MediaCore
 
-struct SnapshotCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct SnapshotCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "snapshot",
         abstract: "Take one still picture from a source and write it as JPEG or PNG.",
         discussion: """
@@ -34,9 +34,11 @@ struct SnapshotCommand: CamrtpCommand {
         "Frames to let pass before the one taken (default: \(cameraWarmupFrames) for a camera, 0 for file and test sources).",
         valueName: "n"))
     var warmupFrames: Int?
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup package var logging: LoggingOptions
 
-    func validate() throws {
+    package init() {}
+
+    package func validate() throws {
         guard ImageEncoder.qualityRange.contains(quality) else {
             throw ValidationError("--quality must be 1...100, not \(quality)")
         }
@@ -48,7 +50,7 @@ struct SnapshotCommand: CamrtpCommand {
         }
     }
 
-    func execute() async throws {
+    package func execute() async throws {
         let format: ImageFormat
         let source: CaptureSource
         do {

@@ -1,6 +1,6 @@
 /// HOST:PORT as `--http` and `--metrics` take it: `[::1]:8080` for IPv6, port 0 for a free one.
-enum HostPort {
-    static func parse(_ text: String) -> (host: String, port: Int)? {
+package enum HostPort {
+    package static func parse(_ text: String) -> (host: String, port: Int)? {
         guard let colon = text.lastIndex(of: ":"), let port = Int(text[text.index(after: colon)...]), (0...65535).contains(port) else {
             return nil
         }
@@ -11,7 +11,7 @@ enum HostPort {
     }
 
     /// The host as it goes into a URL: IPv6 in brackets.
-    static func urlHost(_ host: String) -> String {
+    package static func urlHost(_ host: String) -> String {
         host.contains(":") ? "[\(host)]" : host
     }
 }

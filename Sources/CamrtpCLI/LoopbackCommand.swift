@@ -6,8 +6,8 @@ import PlainRTP
 import RTPSender
 import Transport
 
-struct LoopbackCommand: CamrtpCommand {
-    static let configuration = CommandConfiguration(
+package struct LoopbackCommand: CamrtpCommand {
+    package static let configuration = CommandConfiguration(
         commandName: "loopback",
         abstract: "Stream to a real receiver on this machine and show what it decoded.",
         discussion: """
@@ -30,12 +30,14 @@ struct LoopbackCommand: CamrtpCommand {
     @OptionGroup var stream: StreamOptions
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
-    @OptionGroup var logging: LoggingOptions
+    @OptionGroup package var logging: LoggingOptions
+
+    package init() {}
 
     /// The suites ffmpeg's SRTP decrypts (libavformat's srtp.c): AES-128 counter mode only.
     static let receiverSuites: [SRTPSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32]
 
-    func validate() throws {
+    package func validate() throws {
         guard (1024...65534).contains(port) else { throw ValidationError("--port must be 1024...65534, not \(port)") }
         if stream.usesSRTP, let suite = SRTPSuite(sdpName: stream.srtpSuite), !Self.receiverSuites.contains(suite) {
             throw ValidationError(
@@ -43,7 +45,7 @@ struct LoopbackCommand: CamrtpCommand {
         }
     }
 
-    func execute() async throws {
+    package func execute() async throws {
         let plan = try stream.makePlan(destination: "127.0.0.1:\(port)", frameRate: try input.declaredFrameRate(cap: adapt.fps), encoder: encoder)
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let sender = try RTPVideoSender(
