@@ -35,24 +35,33 @@ enum WebRTCProgram: MetricsEndpoint {
     }
 }
 
-/// `camrtp publish …`, run by camrtp-webrtc; `camrtp publish --help` shows its options there.
-struct PublishInWebRTCProgram: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "publish", abstract: CommandAbstract.publish,
-        discussion: "Runs in \(WebRTCProgram.name), beside camrtp; `camrtp publish --help` lists its options.", helpNames: [])
-
-    @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
-
-    func run() throws { try WebRTCProgram.run(for: "publish") }
+/// A command camrtp-webrtc runs: `publish` or `serve`.
+protocol WebRTCProgramCommand {
+    static var name: String { get }
+    static var abstract: String { get }
 }
 
-/// `camrtp serve …`, run by camrtp-webrtc; `camrtp serve --help` shows its options there.
-struct ServeInWebRTCProgram: ParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: CommandAbstract.serve,
-        discussion: "Runs in \(WebRTCProgram.name), beside camrtp; `camrtp serve --help` lists its options.", helpNames: [])
+enum Publish: WebRTCProgramCommand {
+    static let name = "publish"
+    static let abstract = CommandAbstract.publish
+}
+
+enum Serve: WebRTCProgramCommand {
+    static let name = "serve"
+    static let abstract = CommandAbstract.serve
+}
+
+/// `camrtp publish …` or `camrtp serve …`, listed in camrtp's help and handed to camrtp-webrtc
+/// whole, `--help` included, which that program answers with the command's options.
+struct HandedOver<Command: WebRTCProgramCommand>: ParsableCommand {
+    static var configuration: CommandConfiguration {
+        CommandConfiguration(
+            commandName: Command.name, abstract: Command.abstract,
+            discussion: "Runs in \(WebRTCProgram.name), beside camrtp; `camrtp \(Command.name) --help` lists its options.",
+            helpNames: [])
+    }
 
     @Argument(parsing: .captureForPassthrough) var arguments: [String] = []
 
-    func run() throws { try WebRTCProgram.run(for: "serve") }
+    func run() throws { try WebRTCProgram.run(for: Command.name) }
 }
