@@ -13,8 +13,8 @@ let package = Package(
         .executable(name: "camrtp-webrtc", targets: ["camrtp-webrtc"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
-            "ImageEncoding", "CongestionControl", "Pacing", "RTPSession", "RTPSender", "PlainRTP", "ICE", "STUN", "StreamControl",
-            "WebRTC", "WHIP", "ViewerFanout", "WHEP", "StreamMetrics", "HTTPAccess", "MetricsHTTP",
+            "ImageEncoding", "CongestionControl", "Pacing", "RTPSession", "RTPSender", "PlainRTP", "ICE", "ICEServers", "STUN",
+            "StreamControl", "WebRTC", "WHIP", "Publishing", "ViewerFanout", "WHEP", "StreamMetrics", "HTTPAccess", "MetricsHTTP",
         ]),
     ],
     dependencies: [
@@ -81,17 +81,27 @@ let package = Package(
         // A plain-RTP stream's plan: what `camrtp sdp` writes and `camrtp send` does.
         .target(name: "PlainRTP", dependencies: ["RTP", "RTPSender", "RTPSession", "SDP", "Transport"]),
         .target(name: "STUN", dependencies: ["RTP", "CZlib", "CSSL"]),
-        .target(name: "ICE", dependencies: ["CNice", "MediaCore", logging]),
+        // STUN/TURN server URIs (RFC 7064, RFC 7065), `--turn` URLs and the `Link: rel="ice-server"`
+        // header (RFC 8288, RFC 9725 section 4.6): pure Swift, read by ICE, WHIP, WHEP and the CLI.
+        .target(name: "ICEServers"),
+        .target(name: "ICE", dependencies: ["CNice", "ICEServers", "MediaCore", logging]),
         // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
-        .target(name: "WebRTC", dependencies: ["ICE", "DTLS", "SDP", "RTP", "RTPSender", "RTPSession", "Transport", "MediaCore", logging]),
+        .target(name: "WebRTC", dependencies: [
+            "ICE", "ICEServers", "DTLS", "SDP", "RTP", "RTPSender", "RTPSession", "Transport", "MediaCore", logging,
+        ]),
         // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
         .target(name: "WHIP", dependencies: [
-            logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            "ICEServers", logging, .product(name: "AsyncHTTPClient", package: "async-http-client"),
             .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
         // A sender's figures as swift-metrics series, for a stream and for each viewer.
         .target(name: "StreamMetrics", dependencies: ["MediaCore", .product(name: "Metrics", package: "swift-metrics")]),
+        // `publish` for as long as it runs: sessions one after another (ICE restart, then a new
+        // POST with backoff), the sink the pipeline keeps across them, and the pure policy.
+        .target(name: "Publishing", dependencies: [
+            "WHIP", "WebRTC", "ICE", "ICEServers", "SDP", "MediaCore", logging, .product(name: "Metrics", package: "swift-metrics"),
+        ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
         .target(name: "ViewerFanout", dependencies: ["MediaCore", "StreamMetrics", .product(name: "Metrics", package: "swift-metrics")]),
         // Who may use an HTTP endpoint and how it is reached: bearer tokens (RFC 6750) with a
@@ -109,7 +119,7 @@ let package = Package(
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
         // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
         .target(name: "WHEP", dependencies: [
-            "MediaCore", "ViewerFanout", "WebRTC", "HTTPAccess", "MetricsHTTP", logging,
+            "MediaCore", "ViewerFanout", "WebRTC", "SDP", "ICEServers", "HTTPAccess", "MetricsHTTP", logging,
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
@@ -130,8 +140,8 @@ let package = Package(
         .executableTarget(name: "camrtp", dependencies: ["CamrtpCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // camrtp with WebRTC and HTTP: publish, serve and --metrics.
         .executableTarget(name: "camrtp-webrtc", dependencies: [
-            "CamrtpCLI", "CameraRTP", "MediaCore", "RTPSession", "WebRTC", "WHIP", "DTLS", "ICE", "ViewerFanout", "WHEP", "HTTPAccess", "MetricsHTTP",
-            logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            "CamrtpCLI", "CameraRTP", "MediaCore", "RTP", "RTPSession", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout",
+            "WHEP", "HTTPAccess", "MetricsHTTP", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
         ]),
         .executableTarget(
@@ -153,18 +163,20 @@ let package = Package(
         .testTarget(name: "RTPSessionTests", dependencies: [
             "RTPSession", "RTP", "RTCP", "MediaCore", "CongestionControl", "Pacing", "Transport", "TestSupport",
         ]),
-        .testTarget(name: "PlainRTPTests", dependencies: ["PlainRTP", "RTPSession", "Transport"]),
+        .testTarget(name: "PlainRTPTests", dependencies: ["PlainRTP", "RTP", "RTPSession", "Transport"]),
         .testTarget(name: "RTPSenderTests", dependencies: [
             "RTPSender", "RTPSession", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
         ]),
         .testTarget(name: "TransportTests", dependencies: ["Transport", "RTP", "TestSupport"]),
         .testTarget(name: "DTLSTests", dependencies: ["DTLS", "RTP", "Transport", "MediaCore", "TestSupport", logging]),
         .testTarget(name: "SDPTests", dependencies: ["SDP", "TestSupport"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "ICEServersTests", dependencies: ["ICEServers"]),
         .testTarget(name: "ICETests", dependencies: ["ICE", "STUN", "RTP", "MediaCore", "TestSupport"]),
         .testTarget(name: "WebRTCTests", dependencies: [
-            "WebRTC", "SDP", "RTP", "RTCP", "RTPSender", "RTPSession", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
+            "WebRTC", "ICE", "SDP", "RTP", "RTCP", "RTPSender", "RTPSession", "Transport", "MediaCore", "Capture", "VP8", "TestSupport",
         ]),
-        .testTarget(name: "WHIPTests", dependencies: ["WHIP", "TestSupport"]),
+        .testTarget(name: "WHIPTests", dependencies: ["WHIP", "ICEServers", "TestSupport"]),
+        .testTarget(name: "PublishingTests", dependencies: ["Publishing", "WHIP", "TestSupport"]),
         .testTarget(name: "CongestionControlTests", dependencies: ["CongestionControl"]),
         .testTarget(name: "PacingTests", dependencies: ["Pacing", "CongestionControl"]),
         .testTarget(name: "VP8Tests", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"]),
@@ -177,7 +189,7 @@ let package = Package(
         ]),
         .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
         .testTarget(name: "WHEPTests", dependencies: [
-            "WHEP", "MediaCore", "HTTPAccess", "MetricsHTTP", logging, .product(name: "Hummingbird", package: "hummingbird"),
+            "WHEP", "MediaCore", "SDP", "ICEServers", "HTTPAccess", "MetricsHTTP", logging, .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "HummingbirdTesting", package: "hummingbird"),
         ]),

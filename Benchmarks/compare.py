@@ -367,7 +367,7 @@ def main():
                         help="work in DIR and keep every session's files there (default: a temporary directory)")
     args = parser.parse_args()
     if not os.access(args.camrtp, os.X_OK) and args.command != "micro":
-        sys.exit(f"{args.camrtp} not found: swift build -c release --product camrtp")
+        sys.exit(f"{args.camrtp} not found: swift build -c release (camrtp and camrtp-webrtc)")
     args.camrtp_build = CamrtpBuild(args.camrtp)
     args.keep = args.workdir is not None
 

@@ -7,7 +7,7 @@ import PackageDescription
 // Each name is an executable `fuzz-<name>` with its main.swift in Sources/fuzz-<name> and its
 // seeds in Corpus/<name>. Every target sees all of the library's modules through the CameraRTP
 // product.
-let fuzzTargets = ["bearer", "dtls", "mjpeg", "rtcp", "rtp", "sdp", "stun", "y4m"]
+let fuzzTargets = ["bearer", "dtls", "iceservers", "mjpeg", "rtcp", "rtp", "sdp", "sdpfrag", "stun", "y4m"]
 
 let package = Package(
     name: "camrtp-fuzz",

@@ -111,10 +111,10 @@ package struct EncoderOptions: ParsableArguments {
         PacerConfiguration(isPacingEnabled: pacing == .on)
     }
 
-    /// How the sender behaves: these rates and pacing, with the packet size and repair mode of
+    /// How the sender behaves: these rates and pacing, with the packet size and repair modes of
     /// the command's wire options.
-    package func tuning(mtu: Int, retransmission: Retransmission) -> SenderTuning {
-        SenderTuning(mtu: mtu, retransmission: retransmission, congestionControl: congestionControl, pacing: pacer)
+    package func tuning(mtu: Int, retransmission: Retransmission, fec: FECMode) -> SenderTuning {
+        SenderTuning(mtu: mtu, retransmission: retransmission, fec: fec, congestionControl: congestionControl, pacing: pacer)
     }
 }
 

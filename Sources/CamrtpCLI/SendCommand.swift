@@ -71,6 +71,7 @@ package struct SendCommand<Metrics: MetricsEndpoint>: CamrtpCommand {
         if let sender = snapshot.sender, sender.rtcpReceived != .init() {
             summary += "; feedback: \(sender.nackedPackets) NACKed, \(sender.packetsRetransmitted) retransmitted, "
                 + "\(sender.keyframesOnRequest) keyframes on request"
+            if sender.fecPacketsSent > 0 { summary += ", \(sender.fecPacketsSent) FEC packets" }
             if let rtt = sender.rttMs { summary += ", RTT \(DecimalText.fixed(rtt.p50, decimals: 1)) ms" }
         }
         if transport.connectionRefused > 0 { summary += "; \(transport.connectionRefused) refused (is the receiver running?)" }

@@ -26,16 +26,36 @@ package struct StatsOptions: ParsableArguments {
         }
     }
 
-    /// Writes the final figures where `--stats-json` asks.
-    func writeJSON(_ snapshot: StatsSnapshot) throws {
+    /// Writes the final figures where `--stats-json` asks, with a command's own counts beside
+    /// them (`publish`: `reconnections`, `iceRestarts`).
+    func writeJSON(_ snapshot: StatsSnapshot, extra: [String: Int] = [:]) throws {
         guard let statsJson else { return }
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
         do {
-            try OutputFile.write([UInt8](try encoder.encode(snapshot)), to: statsJson)
+            try OutputFile.write([UInt8](try encoder.encode(StatsReport(snapshot: snapshot, extra: extra))), to: statsJson)
         } catch {
             throw CLIError.runtime("--stats-json \(error)")
         }
+    }
+}
+
+/// The pipeline's figures and a command's own counts in one JSON object.
+private struct StatsReport: Encodable {
+    let snapshot: StatsSnapshot
+    let extra: [String: Int]
+
+    private struct Key: CodingKey {
+        let stringValue: String
+        var intValue: Int? { nil }
+        init(stringValue: String) { self.stringValue = stringValue }
+        init?(intValue: Int) { nil }
+    }
+
+    func encode(to encoder: any Encoder) throws {
+        try snapshot.encode(to: encoder)
+        var container = encoder.container(keyedBy: Key.self)
+        for (name, value) in extra { try container.encode(value, forKey: Key(stringValue: name)) }
     }
 }
 
@@ -55,13 +75,14 @@ struct LiveStatusLine {
             + (snapshot.sender.map(Self.network) ?? "")
     }
 
-    /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss and
-    /// repairs; RTT and loss only once a receiver report came.
+    /// What the receiver's feedback says: the rate congestion control aims at, RTT, loss,
+    /// repairs and the FEC in force; RTT and loss only once a receiver report came.
     private static func network(_ sender: SenderStatistics) -> String {
         var text = "  target \(DecimalText.fixed(sender.targetBitrateKbps.last, decimals: 0)) kbit/s"
         if let rtt = sender.rttMs { text += "  RTT \(DecimalText.fixed(rtt.last, decimals: 0)) ms" }
         if let lost = sender.receiverFractionLost { text += "  loss \(DecimalText.fixed(lost * 100, decimals: 1))%" }
         if sender.nackedPackets > 0 { text += "  retransmitted \(sender.packetsRetransmitted)/\(sender.nackedPackets)" }
+        if sender.fecPacketsSent > 0 { text += "  FEC \(DecimalText.fixed(sender.fecProtection * 100, decimals: 0))%" }
         return text
     }
 }

@@ -65,8 +65,16 @@ struct StreamOptions: ParsableArguments {
     @Option(help: ArgumentHelp("RTP payload type of RTX with --retransmit rtx, 96...127.", valueName: "pt"))
     var rtxPayloadType: Int = 97
 
+    @Option(help: ArgumentHelp(
+        "Forward error correction, RED + ULPFEC (RFC 2198, RFC 5109): auto (as loss and RTT call for it), on (always) or off.",
+        discussion: "The receiver must decode it (GStreamer's rtpredec and rtpulpfecdec, with the payload types of `camrtp sdp`); ffmpeg cannot.",
+        valueName: "mode"))
+    var fec: FECMode = .off
+
     @Flag(help: "Accept plain (unauthenticated) RTCP feedback on an SRTP session, for peers that send it so (Janus).")
     var acceptPlainRtcp = false
+
+    @OptionGroup var latency: LatencyOptions
 
     @Option(help: ArgumentHelp(
         "Write one CSV line per congestion-control update (time, target, delay trend, threshold, loss, acknowledged rate) to this file.",
@@ -132,11 +140,15 @@ struct StreamOptions: ParsableArguments {
         let extensions = HeaderExtensionIDs(
             absoluteSendTime: absSendTime ? RTPHeaderExtensionURI.defaultAbsoluteSendTimeID : nil,
             videoOrientation: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
-            transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil)
+            transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil,
+            absoluteCaptureTime: latency.absCaptureTime ? RTPHeaderExtensionURI.defaultAbsoluteCaptureTimeID : nil,
+            playoutDelay: RTPHeaderExtensionURI.defaultPlayoutDelayID)
+        var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit, fec: fec)
+        tuning.playoutDelay = try latency.requestedPlayoutDelay()
         let plan = SessionPlan(
             destination: destination, rtcpDestination: rtcp, localPort: UInt16(localPort ?? 0), payloadType: UInt8(payloadType),
             rtxPayloadType: UInt8(rtxPayloadType), fixedSSRC: parsedSSRC, srtpKey: key, extensions: extensions,
-            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit))
+            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp, tuning: tuning)
         try plan.validate()
         return plan
     }
@@ -144,3 +156,6 @@ struct StreamOptions: ParsableArguments {
 
 /// `--retransmit resend|rtx|off`.
 extension Retransmission: ExpressibleByArgument {}
+
+/// `--fec auto|on|off`.
+extension FECMode: ExpressibleByArgument {}

@@ -3,7 +3,8 @@ import Logging
 import Synchronization
 
 /// The context libnice's signals and receive callback reach us through (an `Unmanaged`
-/// pointer), and what they record: state, selected pair, local candidates, the gathering waiter.
+/// pointer), and what they record: state, selected pair, local candidates and credentials, the
+/// gathering waiter.
 ///
 /// Callbacks run on the agent's thread; the recorded values are read from any thread.
 final class AgentCallbacks: @unchecked Sendable {
@@ -11,7 +12,11 @@ final class AgentCallbacks: @unchecked Sendable {
         var state = ICEConnectionState.disconnected
         var selectedPair: ICECandidatePair?
         var localCandidates: [ICECandidate] = []
+        var localCredentials: ICECredentials
         var gatheringStarted = false
+        var gatheringDone = false
+        /// The waiter was handed the candidates before gathering was done.
+        var gatheringCutShort = false
         var gatheringWaiter: CheckedContinuation<Result<[ICECandidate], ICEError>, Never>?
     }
 
@@ -20,12 +25,13 @@ final class AgentCallbacks: @unchecked Sendable {
     private let eventHandler: (@Sendable (ICEEvent) -> Void)?
     private let continuation: AsyncStream<ICEEvent>.Continuation
     private let receiveHandler: ICEAgent.ReceiveHandler
-    private let recorded = Mutex(Recorded())
+    private let recorded: Mutex<Recorded>
 
     init(
-        streamID: UInt32, logger: Logger, eventHandler: (@Sendable (ICEEvent) -> Void)?,
+        streamID: UInt32, credentials: ICECredentials, logger: Logger, eventHandler: (@Sendable (ICEEvent) -> Void)?,
         continuation: AsyncStream<ICEEvent>.Continuation, receiveHandler: @escaping ICEAgent.ReceiveHandler
     ) {
+        recorded = Mutex(Recorded(localCredentials: credentials))
         self.streamID = streamID
         self.logger = logger
         self.eventHandler = eventHandler
@@ -36,6 +42,12 @@ final class AgentCallbacks: @unchecked Sendable {
     var state: ICEConnectionState { recorded.withLock { $0.state } }
     var selectedPair: ICECandidatePair? { recorded.withLock { $0.selectedPair } }
     var localCandidates: [ICECandidate] { recorded.withLock { $0.localCandidates } }
+    var localCredentials: ICECredentials {
+        get { recorded.withLock { $0.localCredentials } }
+        set { recorded.withLock { $0.localCredentials = newValue } }
+    }
+    var isGatheringDone: Bool { recorded.withLock { $0.gatheringDone } }
+    var isGatheringCutShort: Bool { recorded.withLock { $0.gatheringCutShort } }
 
     // MARK: libnice wiring
 
@@ -95,6 +107,16 @@ final class AgentCallbacks: @unchecked Sendable {
         recorded.withLock { $0.gatheringWaiter.take() }?.resume(returning: .failure(error))
     }
 
+    /// Hands the waiter the candidates known so far, before gathering is done (trickle ICE:
+    /// the rest follow as events).
+    func stopWaitingForGathering() {
+        let (waiter, candidates) = recorded.withLock { recorded in
+            if recorded.gatheringWaiter != nil { recorded.gatheringCutShort = true }
+            return (recorded.gatheringWaiter.take(), recorded.localCandidates)
+        }
+        waiter?.resume(returning: .success(candidates))
+    }
+
     // MARK: Signals
 
     private func localCandidate(_ candidate: ICECandidate) {
@@ -104,7 +126,10 @@ final class AgentCallbacks: @unchecked Sendable {
     }
 
     private func gatheringDone() {
-        let (waiter, candidates) = recorded.withLock { ($0.gatheringWaiter.take(), $0.localCandidates) }
+        let (waiter, candidates) = recorded.withLock { recorded in
+            recorded.gatheringDone = true
+            return (recorded.gatheringWaiter.take(), recorded.localCandidates)
+        }
         logger.debug("gathering done: \(candidates.count) candidates")
         emit(.gatheringDone)
         waiter?.resume(returning: .success(candidates))

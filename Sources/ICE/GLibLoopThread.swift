@@ -46,6 +46,21 @@ final class GLibLoopThread: @unchecked Sendable {
         })
     }
 
+    /// Runs `body` on the loop's thread once `milliseconds` have passed, unless the loop stops
+    /// first. The wait runs on the loop's own clock, not on the busy concurrency pool.
+    func after(milliseconds: UInt32, _ body: @escaping @Sendable () -> Void) {
+        let box = Unmanaged.passRetained(InvokedBody(body)).toOpaque()
+        let source = g_timeout_source_new(milliseconds)
+        g_source_set_callback(source, { raw in
+            Unmanaged<InvokedBody>.fromOpaque(raw!).takeUnretainedValue().body()
+            return 0  // G_SOURCE_REMOVE
+        }, box, { raw in
+            Unmanaged<InvokedBody>.fromOpaque(raw!).release()
+        })
+        g_source_attach(source, context)
+        g_source_unref(source)
+    }
+
     func quit() {
         g_main_loop_quit(loop)
     }

@@ -64,7 +64,10 @@ public struct ICECandidatePair: Sendable, Hashable, CustomStringConvertible {
         self.remote = remote
     }
 
-    public var description: String { "\(local.address):\(local.port) ⇄ \(remote.address):\(remote.port)" }
+    /// `10.2.0.1:49160 (relay) ⇄ 10.2.0.2:50400 (host)`: addresses, ports and candidate types.
+    public var description: String {
+        "\(local.address):\(local.port) (\(local.type.rawValue)) ⇄ \(remote.address):\(remote.port) (\(remote.type.rawValue))"
+    }
 }
 
 /// The username fragment and password of one side (RFC 8839 section 5.4: `a=ice-ufrag`,
@@ -76,5 +79,14 @@ public struct ICECredentials: Sendable, Hashable {
     public init(usernameFragment: String, password: String) {
         self.usernameFragment = usernameFragment
         self.password = password
+    }
+
+    /// Fresh credentials from the system's random source: 8 and 24 ice-chars (RFC 8839 section
+    /// 5.4 asks for at least 4 and 22, with 24 and 128 bits of randomness).
+    public static func random() -> ICECredentials {
+        let characters = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        var generator = SystemRandomNumberGenerator()
+        func text(_ count: Int) -> String { String((0..<count).map { _ in characters.randomElement(using: &generator)! }) }
+        return ICECredentials(usernameFragment: text(8), password: text(24))
     }
 }

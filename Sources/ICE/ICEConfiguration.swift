@@ -12,12 +12,18 @@ public enum ICEMode: Sendable, Hashable {
     case lite
 }
 
+import ICEServers
+
 /// How an `ICEAgent` gathers and checks.
 public struct ICEConfiguration: Sendable, Hashable {
     public var role: ICERole
     public var mode: ICEMode
     /// For a server-reflexive candidate; resolved on the agent's thread when gathering starts.
     public var stunServer: STUNServerAddress?
+    /// TURN servers (RFC 8656) for relayed candidates, one allocation each per local address:
+    /// `turn:` over UDP or TCP (`turns:` is skipped: see `ICEAgent`). Resolved on the agent's
+    /// thread when gathering starts.
+    public var turnServers: [ICEServer]
     /// Host candidates only on these address literals; empty means every usable interface,
     /// IPv4 and IPv6 (libnice skips loopback and link-local interfaces then).
     public var localAddresses: [String]
@@ -27,12 +33,13 @@ public struct ICEConfiguration: Sendable, Hashable {
     public var consentFreshness: Bool
 
     public init(
-        role: ICERole, mode: ICEMode = .full, stunServer: STUNServerAddress? = nil,
+        role: ICERole, mode: ICEMode = .full, stunServer: STUNServerAddress? = nil, turnServers: [ICEServer] = [],
         localAddresses: [String] = [], consentFreshness: Bool = true
     ) {
         self.role = role
         self.mode = mode
         self.stunServer = stunServer
+        self.turnServers = turnServers
         self.localAddresses = localAddresses
         self.consentFreshness = consentFreshness
     }

@@ -80,6 +80,11 @@ public struct SenderStatistics: Sendable, Codable, Equatable {
     public var probesSent = 0
     /// Transport-wide congestion control feedback messages that matched our packets.
     public var twccFeedbackReceived = 0
+    /// ULPFEC packets (RFC 5109) sent in RED, and their bytes on the wire.
+    public var fecPacketsSent = 0
+    public var fecBytesSent = 0
+    /// FEC packets per media packet on delta frames, as last decided (0 without FEC).
+    public var fecProtection = 0.0
 
     public init(startBitrateKbps: Double) {
         targetBitrateKbps = TargetBitrate(start: startBitrateKbps)

@@ -5,7 +5,7 @@ import SDP
 import Transport
 
 /// Everything a plain-RTP stream's two ends must agree on, decided once: where it goes and from
-/// which ports, the payload types (VP8 and RTX), SSRCs, header extensions by URI, the RTCP
+/// which ports, the payload types (VP8, RTX, RED and ULPFEC), SSRCs, header extensions by URI, the RTCP
 /// feedback the receiver may send (RFC 4585), the SRTP suite and key; and how the sender behaves
 /// (`tuning`). `camrtp sdp` and `camrtp send` build the same plan from the same options and
 /// render it, so a receiver started from one plays what the other sends and knows what it may ask for.
@@ -59,6 +59,15 @@ public struct SessionPlan: Sendable {
         return feedback
     }
 
+    /// RED's and ULPFEC's payload types when `tuning.fec` is not `off`: the first two dynamic
+    /// types VP8 and RTX leave free.
+    public var fecPayloadTypes: FECPayloadTypes? {
+        guard tuning.fec != .off else { return nil }
+        let taken: Set<UInt8> = tuning.retransmission == .rtx ? [payloadType, rtxPayloadType] : [payloadType]
+        let free = (UInt8(96)...127).filter { !taken.contains($0) }
+        return FECPayloadTypes(red: free[0], ulpfec: free[1])
+    }
+
     /// The sender for this session: random SSRCs and starting points unless `--ssrc` fixed them.
     public func senderConfiguration() -> RTPSenderConfiguration {
         var media = RTPSessionParameters.random()
@@ -73,7 +82,7 @@ public struct SessionPlan: Sendable {
             acceptsPlainRTCP: acceptsPlainRTCP,
             session: SendSessionConfiguration(
                 tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: rtxSSRC)], payloadType: payloadType,
-                rtxPayloadType: tuning.retransmission == .rtx ? rtxPayloadType : nil, extensions: extensions))
+                rtxPayloadType: tuning.retransmission == .rtx ? rtxPayloadType : nil, extensions: extensions, fec: fecPayloadTypes))
     }
 
     /// Checks that the MTU carries media with these headers, extensions and SRTP tag.
@@ -87,9 +96,9 @@ public struct SessionPlan: Sendable {
         return fixedSSRC.map { $0 &+ 1 }
     }
 
-    /// The SDP a receiver needs (RFC 8866): where to listen, VP8/90000 (and RTX), RTCP and its
-    /// feedback (`RTP/AVPF`, `RTP/SAVPF` with SRTP), extensions, keys. Deterministic when the
-    /// SSRC and key are fixed.
+    /// The SDP a receiver needs (RFC 8866): where to listen, VP8/90000 (and RTX, RED, ULPFEC), RTCP and its
+    /// feedback (`RTP/AVPF`, `RTP/SAVPF` with SRTP), extensions (the playout delay only when the
+    /// tuning asks for one), keys. Deterministic when the SSRC and key are fixed.
     public var sessionDescription: SessionDescription {
         let address: ConnectionAddress = destination.family == .ipv4 ? .ipv4(destination.address) : .ipv6(destination.address)
         return SessionDescription(
@@ -104,11 +113,18 @@ public struct SessionPlan: Sendable {
             mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.transportWideSequenceNumber))
         }
         if let id = extensions.videoOrientation { mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.videoOrientation)) }
+        if let id = extensions.absoluteCaptureTime {
+            mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.absoluteCaptureTime))
+        }
+        if let id = extensions.playoutDelay, tuning.playoutDelay != nil {
+            mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.playoutDelay))
+        }
         let rtx = tuning.retransmission == .rtx ? RetransmissionFormat(payloadType: rtxPayloadType, ssrc: retransmissionSSRC) : nil
         return PlainRTPVideo(
             port: destination.port, payloadType: payloadType,
             rtcp: rtcpDestination.map { .port($0.port) } ?? .multiplexed,
-            feedback: feedback, retransmission: rtx, extensions: mappings,
+            feedback: feedback, retransmission: rtx, fec: fecPayloadTypes.map { FECFormats(red: $0.red, ulpfec: $0.ulpfec) },
+            extensions: mappings,
             source: fixedSSRC.map { SourceDescription(ssrc: $0, cname: tuning.cname) },
             frameRate: frameRate.map { Int($0.rounded()) },
             crypto: srtpKey.map { CryptoAttribute(suite: $0.suite.sdpName, key: InlineKey(base64: $0.base64EncodedKeyingMaterial())) })

@@ -16,6 +16,8 @@ struct OutgoingEncoding {
     let rtx: RTX?
     private var nextRTXSequenceNumber: UInt16
     var keyframes: KeyframeRequestPolicy
+    /// The media packets the next FEC packets protect.
+    var fecGroup = ULPFECGroup()
     /// RTP packets and payload octets on the media SSRC, for its SRs (RFC 3550 §6.4.1).
     var senderPacketCount = 0
     var senderOctetCount = 0

@@ -19,13 +19,15 @@ final class PacketStore {
         var isKeyframe = false
         /// The last packet of its frame (the RTP marker bit).
         var endsFrame = false
+        /// An ULPFEC packet protecting media packets before it, not media.
+        var isFEC = false
         /// Where the abs-send-time and transport-wide sequence number data sit, or nil.
         var absoluteSendTimeOffset: Int?
         var transportSequenceNumberOffset: Int?
-        /// When it first and last left the socket, nil before its first send.
+        /// When it first left the socket, nil before.
         var firstSentNs: Int64?
-        var lastSentNs: Int64?
-        var timesSent = 0
+        /// When the last request to send it again that was answered arrived (NACK).
+        var lastAnsweredRequestNs: Int64?
         /// Copies of it waiting in the pacer (the original, retransmissions, padding); kept by
         /// the store's `queueCopy` and `takeQueuedCopy`.
         fileprivate(set) var queuedCopies = 0
@@ -36,7 +38,7 @@ final class PacketStore {
 
         init(
             encodingIndex: Int, sequenceNumber: UInt16, captureTimeNs: Int64, length: Int, headerLength: Int,
-            isKeyframe: Bool, endsFrame: Bool, absoluteSendTimeOffset: Int?, transportSequenceNumberOffset: Int?
+            isKeyframe: Bool, endsFrame: Bool, isFEC: Bool = false, absoluteSendTimeOffset: Int?, transportSequenceNumberOffset: Int?
         ) {
             self.encodingIndex = encodingIndex
             self.sequenceNumber = sequenceNumber
@@ -45,6 +47,7 @@ final class PacketStore {
             self.headerLength = headerLength
             self.isKeyframe = isKeyframe
             self.endsFrame = endsFrame
+            self.isFEC = isFEC
             self.absoluteSendTimeOffset = absoluteSendTimeOffset
             self.transportSequenceNumberOffset = transportSequenceNumberOffset
         }

@@ -50,6 +50,11 @@ extension SendSession {
             if feedback.mediaSSRC == 0 || encodings.contains(where: { $0.owns(ssrc: feedback.mediaSSRC) }) {
                 handle(feedback, nowNs: nowNs)
             }
+        case .extendedReport(let report):
+            statistics.rtcpReceived.other += 1
+            for case .receiverReferenceTime(let time) in report.blocks {
+                receiverReferenceTimes.received(time, from: report.ssrc, arrivalNs: nowNs)
+            }
         case .sourceDescription, .bye, .applicationDefined, .other:
             statistics.rtcpReceived.other += 1
         }
@@ -95,6 +100,7 @@ extension SendSession {
                 history: encodings[encodingIndex].history, store: store)
             switch decision {
             case .resend(let slot):
+                store[slot].lastAnsweredRequestNs = nowNs
                 enqueue(slot, kind: .retransmission, nowNs: nowNs)
             case .notInHistory:
                 statistics.nackedPacketsMissing += 1

@@ -51,6 +51,7 @@ public final class SendSession {
     var nextTransportSequenceNumber: Int64 = 0
     var nack = NACKResponder()
     var roundTripTime = RoundTripTimeEstimator()
+    var receiverReferenceTimes = ReceiverReferenceTimes()
     private var reportSchedule: RTCPReportSchedule<SplitMix64>
     /// Every feedback datagram costs parsing and may trigger work, so a flood is cut to 1000 a
     /// second (bursts of 200) and the rest counted as rejected; real receivers send tens.
@@ -67,13 +68,23 @@ public final class SendSession {
     private var lastMediaEncodingIndex = 0
     /// The report written last, until `reportLeft` says it left.
     private var pendingReport: (ntpTimestamp: NTPTimestamp, writtenNs: Int64)?
+    private let fecPolicy: FECPolicy
+    /// The FEC in force, from the recent loss and the RTT of the last controller update.
+    private var fecProtection = FECPolicy.Protection.none
+    private var recentLoss = RecentLoss()
+    private var repairShare = RepairShare()
+    /// The slots of the frame being packetized, for its FEC group.
+    private var frameSlots: [Int] = []
+    /// The interval between frames, smoothed: how many frames an FEC group spans.
+    private var frameIntervalNs: Int64 = 33_333_333
+    private var lastFrameTimestampNs: Int64?
     private var isClosing = false
     /// Closed, everything sent, BYE written: nothing more will come.
     public private(set) var isFinished = false
 
     /// - Parameters:
     ///   - protectionOverhead: bytes kept free in every packet for the SRTP tag.
-    ///   - ntpClock: the wall-clock times of sender reports.
+    ///   - ntpClock: the wall-clock times of sender reports and of abs-capture-time, which agree.
     ///   - randomSeed: seeds the RTCP report interval (RFC 3550 §6.3.1); fixed in tests.
     public init(
         configuration: SendSessionConfiguration, protectionOverhead: Int = 0, ntpClock: NTPClock,
@@ -95,7 +106,8 @@ public final class SendSession {
                 nil
             }
             return OutgoingEncoding(
-                packetizer: try FramePacketizer(encodingIndex: index, configuration: configuration, protectionOverhead: protectionOverhead),
+                packetizer: try FramePacketizer(
+                    encodingIndex: index, configuration: configuration, protectionOverhead: protectionOverhead, ntpClock: ntpClock),
                 rtx: rtx, firstRTXSequenceNumber: .random(in: 0..<(1 << 15), using: &random),
                 keyframeRequestIntervalNs: tuning.keyframeRequestIntervalNs)
         }
@@ -107,6 +119,8 @@ public final class SendSession {
         congestion = CongestionController(configuration: tuning.congestionControl)
         reportSchedule = RTCPReportSchedule(random: random)
         statistics = SenderStatistics(startBitrateKbps: Double(tuning.congestionControl.startBitrateBps) / 1000)
+        fecPolicy = FECPolicy(mode: configuration.fec == nil ? .off : tuning.fec)
+        frameSlots.reserveCapacity(256)
         outgoing.reserveCapacity(Self.maximumBatchCount)
         outputs.reserveCapacity(64)
     }
@@ -129,9 +143,9 @@ public final class SendSession {
             logger.info("frame for encoding \(index) not sent: the session has \(encodings.count)")
             return
         }
-        let plan: (split: VP8FrameSplit, orientation: VideoRotation?)
+        let plan: FramePacketizer.FramePlan
         do {
-            plan = try encodings[index].packetizer.plan(frame)
+            plan = try encodings[index].packetizer.plan(frame, nowNs: nowNs)
         } catch {
             logger.info("frame not sent: \(error)")
             return
@@ -140,15 +154,19 @@ public final class SendSession {
             logger.info("packet store full: a frame of \(plan.split.packetCount) packets is not sent")
             return
         }
+        if index == 0 { measureFrameInterval(frame.timestampNs) }
         if frame.isKeyframe { encodings[index].keyframes.keyframeSent(atNs: nowNs) }
         if nextControllerTickNs == nil {
             // Before the first packets are queued, so that the start-up probes can use them.
             nextControllerTickNs = nowNs
             apply(congestion.start(nowNs: nowNs), nowNs: nowNs)
         }
-        encodings[index].packetizer.write(frame, split: plan.split, orientation: plan.orientation, into: store) { slot in
+        frameSlots.removeAll(keepingCapacity: true)
+        encodings[index].packetizer.write(frame, plan: plan, nowNs: nowNs, into: store) { slot in
             enqueue(slot, kind: .media, nowNs: nowNs)
+            frameSlots.append(slot)
         }
+        if let fec = configuration.fec { protect(encodingIndex: index, frame: frame, payloadType: fec.ulpfec, nowNs: nowNs) }
         reportSchedule.mediaStarted(atNs: nowNs)
     }
 
@@ -234,18 +252,24 @@ public final class SendSession {
                 store[slot].firstSentNs = sentNs
                 encodings[encodingIndex].history.append(slot, store: store)
             }
-            store[slot].lastSentNs = sentNs
-            store[slot].timesSent += 1
             congestion.onPacketSent(SentPacket(
                 sequenceNumber: packet.transportSequenceNumber, sendTimeNs: sentNs, sizeBytes: wireBytes, kind: packet.kind,
                 probeClusterID: packet.probeClusterID))
             if packet.probeClusterID != nil { statistics.probesSent += 1 }
             let entry = store[slot]
+            if packet.kind != .padding {
+                repairShare.record(bytes: wireBytes, isRepair: entry.isFEC || packet.kind == .retransmission, atNs: sentNs)
+            }
             if packet.kind == .media || !configuration.usesRTX {  // On the media SSRC.
                 encodings[encodingIndex].senderPacketCount += 1
                 encodings[encodingIndex].senderOctetCount += entry.length - entry.headerLength
             }
-            if packet.kind == .media {
+            if entry.isFEC {
+                statistics.fecPacketsSent += 1
+                statistics.fecBytesSent += wireBytes
+                overheadPackets += 1
+                overheadBytes += wireBytes
+            } else if packet.kind == .media {
                 lastMediaSentNs = sentNs
                 lastMediaEncodingIndex = encodingIndex
                 if let delivered = encodings[encodingIndex].mediaPacketLeft(entry, wireBytes: wireBytes, sentNs: sentNs) {
@@ -322,13 +346,22 @@ public final class SendSession {
         outputs.append(.sink(.keyframeRequested(source)))
     }
 
-    /// Applies the controller's rates: the pacer's pace, the encoder's target, probe clusters,
-    /// the statistics; and pushback when the window is full.
+    /// Applies the controller's rates: the pacer's pace, the FEC in force, the encoder's target
+    /// (what protection leaves of the estimate: the share FEC and retransmissions took of the
+    /// last second, or the FEC now in force if that is more), probe clusters, the statistics;
+    /// and pushback when the window is full.
     func apply(_ update: NetworkControlUpdate, nowNs: Int64) {
         if let estimate = update.estimate {
             pacer.setRates(pacingRateBps: estimate.pacingRateBps, paddingRateBps: estimate.paddingRateBps, nowNs: nowNs)
-            let kbps = Int((estimate.encoderBitrateBps + 500) / 1000)
-            outputs.append(.encoder(.targetBitrate(kbps: max(1, kbps))))
+            let bytesPerFrame = Double(estimate.encoderBitrateBps) / 8 * Double(frameIntervalNs) / 1e9
+            recentLoss.record(estimate.lossFraction, atNs: nowNs)
+            fecProtection = fecPolicy.protection(
+                lossFraction: recentLoss.maximum, roundTripTimeNs: currentRoundTripTimeNs, bytesPerFrame: bytesPerFrame)
+            statistics.fecProtection = fecProtection.delta
+            let plannedShare = fecProtection.delta / (1 + fecProtection.delta)
+            let share = max(plannedShare, repairShare.share(atNs: nowNs))
+            let mediaBps = Double(estimate.encoderBitrateBps) * (1 - share)
+            outputs.append(.encoder(.targetBitrate(kbps: max(1, Int((mediaBps + 500) / 1000)))))
             statistics.targetBitrateKbps.record(Double(estimate.targetBitrateBps) / 1000)
         }
         if configuration.extensions.transportWideSequenceNumber != nil {
@@ -338,17 +371,66 @@ public final class SendSession {
         updateCongestionState()
     }
 
+    // MARK: FEC
+
+    /// Adds the frame's packets to its encoding's FEC group and writes the group's ULPFEC
+    /// packets when it is due (`ULPFECGroup`), at the share in force for this kind of frame; a
+    /// frame that gets no FEC empties the group.
+    private func protect(encodingIndex index: Int, frame: EncodedFrame, payloadType: UInt8, nowNs: Int64) {
+        let share = frame.isKeyframe ? fecProtection.key : fecProtection.delta
+        guard share > 0 else {
+            encodings[index].fecGroup.removeAll()
+            return
+        }
+        for slot in frameSlots {
+            if encodings[index].fecGroup.isFull {
+                writeFEC(encodingIndex: index, share: share, payloadType: payloadType, timestampNs: frame.timestampNs, nowNs: nowNs)
+            }
+            encodings[index].fecGroup.append(slot, sequenceNumber: store[slot].sequenceNumber)
+        }
+        encodings[index].fecGroup.frameEnded()
+        if encodings[index].fecGroup.isDue(
+            share: share, isKeyframe: frame.isKeyframe, roundTripTimeNs: currentRoundTripTimeNs, frameIntervalNs: frameIntervalNs)
+        {
+            writeFEC(encodingIndex: index, share: share, payloadType: payloadType, timestampNs: frame.timestampNs, nowNs: nowNs)
+        }
+    }
+
+    private func writeFEC(encodingIndex index: Int, share: Double, payloadType: UInt8, timestampNs: Int64, nowNs: Int64) {
+        let group = encodings[index].fecGroup
+        encodings[index].fecGroup.removeAll()
+        let count = group.fecCount(share: share)
+        guard store.canStore(count), group.isIntact(in: store) else { return }
+        encodings[index].packetizer.writeFEC(
+            count: count, protecting: group.slots, timestampNs: timestampNs, payloadType: payloadType, into: store
+        ) { slot in
+            enqueue(slot, kind: .media, nowNs: nowNs)
+        }
+    }
+
+    /// The frame interval of encoding 0, smoothed over about eight frames.
+    private func measureFrameInterval(_ timestampNs: Int64) {
+        defer { lastFrameTimestampNs = timestampNs }
+        guard let last = lastFrameTimestampNs, timestampNs > last, timestampNs - last < 1_000_000_000 else { return }
+        frameIntervalNs += (timestampNs - last - frameIntervalNs) / 8
+    }
+
     // MARK: Egress
 
-    /// Writes the copy of `paced` that goes out now into the batch: the media packet itself, or
-    /// a copy of it (the same bytes again, or RTX), with the send-time extensions stamped.
+    /// Writes the copy of `paced` that goes out now into the batch: the media packet itself (in
+    /// RED, RFC 2198, on its first send when FEC is agreed, as its FEC packets are), or a copy
+    /// of it (the same bytes again, or RTX), with the send-time extensions stamped.
     private func write(_ paced: PacedPacket, into batch: RTPPacketBatch, nowNs: Int64) {
         let slot = paced.handle
         store.takeQueuedCopy(slot)
         let entry = store[slot]
         let original = store.packet(slot)
         let rtx = paced.kind == .media ? nil : encodings[entry.encodingIndex].takeRTXSequenceNumber()
+        let red = paced.kind == .media ? configuration.fec?.red : nil
         batch.append { (buffer: UnsafeMutableRawBufferPointer) -> Int in
+            if let red {
+                return REDHeader.encapsulate(original, headerLength: entry.headerLength, redPayloadType: red, into: buffer)
+            }
             guard let rtx else {
                 UnsafeMutableRawBufferPointer(rebasing: buffer[0..<original.count]).copyMemory(from: original)
                 return original.count
@@ -412,8 +494,9 @@ public final class SendSession {
         return lastMediaSentNs + Self.byeGraceNs
     }
 
-    /// SR + SDES CNAME (RFC 3550 §6.4.1, §6.5), with BYE (§6.6) when the stream ends. The SR's
-    /// NTP time is remembered with our send time, so that receiver reports give the RTT.
+    /// SR + SDES CNAME (RFC 3550 §6.4.1, §6.5), XR with DLRR (RFC 3611 §4.5) when receivers sent
+    /// their reference times, and BYE (§6.6) when the stream ends. The SR's NTP time is
+    /// remembered with our send time, so that receiver reports give the RTT.
     private func writeReport(bye: Bool, into buffer: UnsafeMutableRawBufferPointer, nowNs: Int64) -> Int? {
         let ntpTimestamp = ntpClock.timestamp(atMonotonicNs: nowNs)
         let reports = encodings.map { encoding in
@@ -424,8 +507,12 @@ public final class SendSession {
                 octetCount: UInt32(truncatingIfNeeded: encoding.senderOctetCount))
         }
         do {
-            let length = try RTCPCompoundPacket.senderReports(reports, cname: configuration.tuning.cname, bye: bye)
-                .serialize(into: buffer)
+            let extendedReport = receiverReferenceTimes.takeAnswer(nowNs: nowNs).map { answer in
+                RTCPExtendedReport(ssrc: encodings[0].ssrc, blocks: [answer])
+            }
+            let length = try RTCPCompoundPacket.senderReports(
+                reports, cname: configuration.tuning.cname, extendedReport: extendedReport, bye: bye
+            ).serialize(into: buffer)
             pendingReport = (ntpTimestamp, nowNs)
             return length
         } catch {

@@ -9,15 +9,40 @@ public struct HeaderExtensionIDs: Sendable, Hashable {
     /// The transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01),
     /// stamped on every packet as it leaves.
     public var transportWideSequenceNumber: UInt8?
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time`, on the first packet of a
+    /// frame when a receiver could not work the capture time out from the last one sent.
+    public var absoluteCaptureTime: UInt8?
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/playout-delay`, on every packet when the
+    /// tuning asks for a playout delay.
+    public var playoutDelay: UInt8?
 
-    public init(absoluteSendTime: UInt8? = nil, videoOrientation: UInt8? = nil, transportWideSequenceNumber: UInt8? = nil) {
+    public init(
+        absoluteSendTime: UInt8? = nil, videoOrientation: UInt8? = nil, transportWideSequenceNumber: UInt8? = nil,
+        absoluteCaptureTime: UInt8? = nil, playoutDelay: UInt8? = nil
+    ) {
         self.absoluteSendTime = absoluteSendTime
         self.videoOrientation = videoOrientation
         self.transportWideSequenceNumber = transportWideSequenceNumber
+        self.absoluteCaptureTime = absoluteCaptureTime
+        self.playoutDelay = playoutDelay
     }
 
     /// The IDs in use, for validation.
-    var all: [UInt8] { [absoluteSendTime, videoOrientation, transportWideSequenceNumber].compactMap { $0 } }
+    var all: [UInt8] {
+        [absoluteSendTime, videoOrientation, transportWideSequenceNumber, absoluteCaptureTime, playoutDelay].compactMap { $0 }
+    }
+}
+
+/// The payload types of RED (RFC 2198) and of ULPFEC (RFC 5109) inside it, when the two ends
+/// agreed on forward error correction.
+public struct FECPayloadTypes: Sendable, Equatable {
+    public var red: UInt8
+    public var ulpfec: UInt8
+
+    public init(red: UInt8, ulpfec: UInt8) {
+        self.red = red
+        self.ulpfec = ulpfec
+    }
 }
 
 /// One encoding's RTP streams (RFC 7656 §3.7: the source stream and its redundancy stream): the
@@ -44,21 +69,28 @@ public struct SendSessionConfiguration: Sendable {
     /// `tuning.retransmission` is `rtx`, as is every encoding's `rtxSSRC`.
     public var rtxPayloadType: UInt8?
     public var extensions: HeaderExtensionIDs
+    /// RED and ULPFEC as agreed; with it, media and FEC packets leave as RED on their first send
+    /// (repairs carry the media packet itself), and `tuning.fec` decides how much FEC goes.
+    public var fec: FECPayloadTypes?
 
     public init(
         tuning: SenderTuning = SenderTuning(), encodings: [EncodingStreams] = [EncodingStreams(media: .random())],
-        payloadType: UInt8 = 96, rtxPayloadType: UInt8? = nil, extensions: HeaderExtensionIDs = HeaderExtensionIDs()
+        payloadType: UInt8 = 96, rtxPayloadType: UInt8? = nil, extensions: HeaderExtensionIDs = HeaderExtensionIDs(),
+        fec: FECPayloadTypes? = nil
     ) {
         self.tuning = tuning
         self.encodings = encodings
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
         self.extensions = extensions
+        self.fec = fec
     }
 
     /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
     /// extension IDs, and an MTU that must carry a header with every extension, the VP8
-    /// descriptor, a byte of payload, `protectionOverhead` (the SRTP tag) and the RTX prefix.
+    /// descriptor, a byte of payload, `protectionOverhead` (the SRTP tag) and the RTX prefix;
+    /// with abs-capture-time, room for a frame's first packet to carry it and still have a
+    /// byte of payload left at the split's worst.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
@@ -69,9 +101,15 @@ public struct SendSessionConfiguration: Sendable {
             guard let rtxPayloadType, rtxPayloadType != payloadType else { throw .retransmissionWithoutRTXPayloadType }
             guard encodings.allSatisfy({ $0.rtxSSRC != nil }) else { throw .retransmissionWithoutRTXSSRC }
         }
-        let stream = try RTPStream(parameters: encodings[0].media, payloadType: payloadType, extensions: extensions)
-        let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.descriptorSize + 1 + protectionOverhead
-            + retransmissionOverhead
+        if let fec {
+            let types = [payloadType, fec.red, fec.ulpfec] + (rtxPayloadType.map { [$0] } ?? [])
+            guard Set(types).count == types.count else { throw .fecPayloadTypesClash }
+        }
+        let stream = try RTPStream(
+            parameters: encodings[0].media, payloadType: payloadType, extensions: extensions, playoutDelay: tuning.playoutDelay)
+        let largestHeader = stream.headerSize + stream.largestExtraHeaderSize
+        let minimum = largestHeader + VP8Payloader.descriptorSize + 1 + protectionOverhead
+            + retransmissionOverhead + fecOverhead(headerSize: largestHeader)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
 
@@ -80,6 +118,13 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Bytes an RTX packet adds to the original it carries (its original sequence number).
     var retransmissionOverhead: Int { usesRTX ? RTXPacket.originalSequenceNumberSize : 0 }
+
+    /// Bytes a media packet leaves free with FEC: the RED header it gains on the wire, and what an
+    /// ULPFEC packet protecting it adds beyond it (its extensions and the ULPFEC headers).
+    func fecOverhead(headerSize: Int) -> Int {
+        guard fec != nil else { return 0 }
+        return REDHeader.primaryHeaderSize + (headerSize - RTPHeader.fixedSize) + ULPFECHeader.maximumSize
+    }
 }
 
 /// Why a send session cannot be built as configured.
@@ -94,6 +139,8 @@ public enum SendSessionError: Error, Sendable, Equatable, CustomStringConvertibl
     case duplicateSSRC(UInt32)
     case retransmissionWithoutRTXPayloadType
     case retransmissionWithoutRTXSSRC
+    /// RED, ULPFEC, VP8 and RTX must each have their own payload type.
+    case fecPayloadTypesClash
 
     public var description: String {
         switch self {
@@ -111,6 +158,8 @@ public enum SendSessionError: Error, Sendable, Equatable, CustomStringConvertibl
             "RTX needs a payload type of its own, other than the media's"
         case .retransmissionWithoutRTXSSRC:
             "RTX needs an SSRC for every encoding"
+        case .fecPayloadTypesClash:
+            "RED and ULPFEC need payload types of their own, other than VP8's and RTX's"
         }
     }
 }

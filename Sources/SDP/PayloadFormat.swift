@@ -29,6 +29,16 @@ public struct PayloadFormat: Sendable, Hashable {
             parameters: [FormatParameter(name: "apt", value: String(associatedPayloadType))])
     }
 
+    /// `red/90000`: RTP payload for redundant data (RFC 2198 section 5), which carries ULPFEC.
+    public static func red(payloadType: UInt8) -> PayloadFormat {
+        PayloadFormat(payloadType: payloadType, rtpmap: .red)
+    }
+
+    /// `ulpfec/90000`: generic forward error correction (RFC 5109 section 14.1).
+    public static func ulpfec(payloadType: UInt8) -> PayloadFormat {
+        PayloadFormat(payloadType: payloadType, rtpmap: .ulpfec)
+    }
+
     /// The value of the first `a=fmtp` parameter called `name`.
     public func parameter(_ name: String) -> String? {
         parameters.first { $0.name == name }?.value
@@ -66,6 +76,8 @@ public struct RTPMap: Sendable, Hashable {
     }
 
     public static let vp8 = RTPMap(encodingName: "VP8", clockRate: 90_000)
+    public static let red = RTPMap(encodingName: "red", clockRate: 90_000)
+    public static let ulpfec = RTPMap(encodingName: "ulpfec", clockRate: 90_000)
 
     var sdpText: String {
         encodingParameters.map { "\(encodingName)/\(clockRate)/\($0)" } ?? "\(encodingName)/\(clockRate)"

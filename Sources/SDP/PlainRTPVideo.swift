@@ -3,7 +3,7 @@
 ///
 /// With `feedback` the profile becomes `RTP/AVPF` (`RTP/SAVPF` with SDES SRTP, RFC 5124), which
 /// is what makes ffmpeg send NACK and PLI; `retransmission` adds an RTX payload type (RFC 4588)
-/// and, with both SSRCs fixed, `a=ssrc-group:FID`.
+/// and, with both SSRCs fixed, `a=ssrc-group:FID`; `fec` adds RED and ULPFEC (RFC 2198, RFC 5109).
 public struct PlainRTPVideo: Sendable, Hashable {
     public var port: UInt16
     /// Dynamic payload type, 96…127 (RFC 3551 section 6).
@@ -15,6 +15,7 @@ public struct PlainRTPVideo: Sendable, Hashable {
     /// `a=rtcp-fb:PT VALUE` entries (RFC 4585 section 4.2), such as `.nack` and `.pli`.
     public var feedback: [RTCPFeedback]
     public var retransmission: RetransmissionFormat?
+    public var fec: FECFormats?
     public var extensions: [HeaderExtensionMapping]
     /// `a=ssrc:SSRC cname:NAME`, written only for a fixed SSRC.
     public var source: SourceDescription?
@@ -33,6 +34,7 @@ public struct PlainRTPVideo: Sendable, Hashable {
         rtcp: RTCPAddressing? = nil,
         feedback: [RTCPFeedback] = [],
         retransmission: RetransmissionFormat? = nil,
+        fec: FECFormats? = nil,
         extensions: [HeaderExtensionMapping] = [],
         source: SourceDescription? = nil,
         frameRate: Int? = nil,
@@ -46,6 +48,7 @@ public struct PlainRTPVideo: Sendable, Hashable {
         self.rtcp = rtcp
         self.feedback = feedback
         self.retransmission = retransmission
+        self.fec = fec
         self.extensions = extensions
         self.source = source
         self.frameRate = frameRate
@@ -64,6 +67,7 @@ public struct PlainRTPVideo: Sendable, Hashable {
         if let retransmission {
             formats.append(.retransmission(payloadType: retransmission.payloadType, associatedPayloadType: payloadType, clockRate: clockRate))
         }
+        formats += fec?.payloadFormats ?? []
         var section = MediaDescription(kind: .video, port: port, transportProtocol: transportProtocol, payloadFormats: formats)
         switch rtcp {
         case .port(let rtcpPort): section.rtcp = RTCPAttribute(port: rtcpPort)

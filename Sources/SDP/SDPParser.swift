@@ -25,22 +25,11 @@ struct SDPParser {
     }
 
     mutating func parse(_ text: String) throws(SDPParseError) -> SessionDescription {
-        let size = text.utf8.count
-        guard size <= limits.maxTextBytes else {
-            throw SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the text's size of \(size) bytes", limit: limits.maxTextBytes))
-        }
-        let rawLines = text.utf8.split(separator: 0x0A, maxSplits: limits.maxLines, omittingEmptySubsequences: false)
-        // maxSplits leaves the rest in a last piece: a final empty piece is the last line's LF.
-        if rawLines.count > limits.maxLines, let last = rawLines.last, !last.isEmpty {
-            throw SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the number of lines", limit: limits.maxLines))
-        }
-        for (offset, raw) in rawLines.enumerated() {
-            let line = Self.trimmingLineEnd(Substring(raw))
-            guard !line.isEmpty else { continue }
+        for (number, line) in try Self.lines(of: text, limits: limits) {
             do throws(SDPParseError.Reason) {
                 try read(line)
             } catch {
-                throw SDPParseError(lineNumber: offset + 1, reason: error)
+                throw SDPParseError(lineNumber: number, reason: error)
             }
         }
         guard seen.contains("v=") else { throw SDPParseError(lineNumber: nil, reason: .missingVersion) }
@@ -72,6 +61,31 @@ struct SDPParser {
         }
     }
 
+    /// The non-blank lines of `text` with their 1-based numbers, within the size and line caps.
+    static func lines(of text: String, limits: SDPParseLimits) throws(SDPParseError) -> [(number: Int, line: Substring)] {
+        let size = text.utf8.count
+        guard size <= limits.maxTextBytes else {
+            throw SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the text's size of \(size) bytes", limit: limits.maxTextBytes))
+        }
+        let rawLines = text.utf8.split(separator: 0x0A, maxSplits: limits.maxLines, omittingEmptySubsequences: false)
+        // maxSplits leaves the rest in a last piece: a final empty piece is the last line's LF.
+        if rawLines.count > limits.maxLines, let last = rawLines.last, !last.isEmpty {
+            throw SDPParseError(lineNumber: nil, reason: .limitExceeded(what: "the number of lines", limit: limits.maxLines))
+        }
+        return rawLines.enumerated().compactMap { offset, raw in
+            let line = trimmingLineEnd(Substring(raw))
+            return line.isEmpty ? nil : (offset + 1, line)
+        }
+    }
+
+    /// `<letter>=<value>` without control characters, split into the letter and the value.
+    static func field(_ line: Substring) throws(SDPParseError.Reason) -> (type: Character, value: Substring) {
+        let bytes = Array(line.utf8.prefix(2))
+        guard bytes.count == 2, bytes[1] == UInt8(ascii: "="), isLetter(bytes[0]) else { throw .notAField }
+        guard !line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { throw .controlCharacter }
+        return (Character(Unicode.Scalar(bytes[0])), Substring(line.unicodeScalars.dropFirst(2)))
+    }
+
     /// Drops a CR and trailing spaces or tabs.
     private static func trimmingLineEnd(_ line: Substring) -> Substring {
         let scalars = line.unicodeScalars
@@ -80,11 +94,7 @@ struct SDPParser {
     }
 
     private mutating func read(_ line: Substring) throws(SDPParseError.Reason) {
-        let bytes = Array(line.utf8.prefix(2))
-        guard bytes.count == 2, bytes[1] == UInt8(ascii: "="), Self.isLetter(bytes[0]) else { throw .notAField }
-        guard !line.utf8.contains(where: { ($0 < 0x20 && $0 != 0x09) || $0 == 0x7F }) else { throw .controlCharacter }
-        let type = Character(Unicode.Scalar(bytes[0]))
-        let value = Substring(line.unicodeScalars.dropFirst(2))
+        let (type, value) = try Self.field(line)
         guard seen.contains("v=") else {
             guard type == "v" else { throw .missingVersion }
             guard value == "0" else { throw .unsupportedVersion(String(value)) }

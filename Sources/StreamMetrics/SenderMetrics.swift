@@ -9,6 +9,8 @@ import Metrics
 /// | `<prefix>_rtcp_received_total{type}` | RTCP by type: rr, sr, nack, pli, fir, remb, twcc, other, rejected |
 /// | `<prefix>_nacked_packets_total` | sequence numbers receivers asked for again |
 /// | `<prefix>_retransmitted_packets_total`, `<prefix>_retransmitted_bytes_total` | what was sent again |
+/// | `<prefix>_fec_packets_total`, `<prefix>_fec_bytes_total` | ULPFEC packets sent (RFC 5109) |
+/// | `<prefix>_fec_protection_ratio` | FEC packets per media packet on delta frames, as now in force |
 /// | `<prefix>_keyframes_on_request_total` | PLI and FIR passed to the encoder |
 /// | `<prefix>_probe_packets_total` | probes for congestion control |
 /// | `<prefix>_rtt_seconds` | the latest round-trip time |
@@ -61,6 +63,7 @@ public struct SenderMetrics: Sendable {
         let targetBitrate: Gauge
         let pacerQueueP99: Gauge
         let pacerQueueMax: Gauge
+        let fecProtection: Gauge
 
         init(prefix: String, dimensions: [(String, String)]) {
             let types: [(@Sendable (SenderStatistics.RTCPReceived) -> Int, String)] = [
@@ -71,12 +74,14 @@ public struct SenderMetrics: Sendable {
             let counted: [(@Sendable (SenderStatistics) -> Int, String)] = [
                 ({ $0.nackedPackets }, "nacked_packets_total"), ({ $0.packetsRetransmitted }, "retransmitted_packets_total"),
                 ({ $0.bytesRetransmitted }, "retransmitted_bytes_total"), ({ $0.keyframesOnRequest }, "keyframes_on_request_total"),
-                ({ $0.probesSent }, "probe_packets_total"),
+                ({ $0.probesSent }, "probe_packets_total"), ({ $0.fecPacketsSent }, "fec_packets_total"),
+                ({ $0.fecBytesSent }, "fec_bytes_total"),
             ]
             counts = counted.map { ($0.0, Counter(label: "\(prefix)_\($0.1)", dimensions: dimensions)) }
             targetBitrate = Gauge(label: "\(prefix)_target_bitrate_bits_per_second", dimensions: dimensions)
             pacerQueueP99 = Gauge(label: "\(prefix)_pacer_queue_delay_p99_seconds", dimensions: dimensions)
             pacerQueueMax = Gauge(label: "\(prefix)_pacer_queue_delay_max_seconds", dimensions: dimensions)
+            fecProtection = Gauge(label: "\(prefix)_fec_protection_ratio", dimensions: dimensions)
         }
 
         func record(_ statistics: SenderStatistics, previous: SenderStatistics?) {
@@ -89,12 +94,13 @@ public struct SenderMetrics: Sendable {
             targetBitrate.record(statistics.targetBitrateKbps.last * 1000)
             pacerQueueP99.record(statistics.pacerQueueMs.p99 / 1000)
             pacerQueueMax.record(statistics.pacerQueueMs.max / 1000)
+            fecProtection.record(statistics.fecProtection)
         }
 
         func destroy() {
             for (_, counter) in rtcp { counter.destroy() }
             for (_, counter) in counts { counter.destroy() }
-            for gauge in [targetBitrate, pacerQueueP99, pacerQueueMax] { gauge.destroy() }
+            for gauge in [targetBitrate, pacerQueueP99, pacerQueueMax, fecProtection] { gauge.destroy() }
         }
     }
 }

@@ -1,10 +1,18 @@
 /// The viewer page `GET /` serves: plain HTML and JavaScript compiled into the binary, no CDN and
 /// no build step, so it works offline. It plays the stream over WHEP (a recvonly
-/// `RTCPeerConnection`, the offer POSTed once ICE gathering is complete since the endpoint takes no
-/// trickle), charts bitrate, RTT, loss and frames from `getStats()` once a second on canvases,
-/// and asks for a keyframe with `POST <session>/keyframe`: a page has no API to send a PLI.
+/// `RTCPeerConnection` with the STUN and TURN servers the endpoint's OPTIONS offers in `Link`
+/// fields, the offer POSTed once ICE gathering is complete), charts bitrate, RTT, loss and
+/// frames from `getStats()` once a second on canvases, and asks for a keyframe with
+/// `POST <session>/keyframe`: a page has no API to send a PLI.
 ///
-/// `?whep=URL` points it at another endpoint (CORS is open). A server that wants a bearer token
+/// When its connection fails (or stays disconnected for 3 s) it restarts ICE with a PATCH
+/// (RFC 9725 section 4.3.2); if that does not connect within 5 s, or a connected session
+/// decodes nothing for 6 s, it ends the session and POSTs a new one after 1, 2, 4 ... up to
+/// 30 s, jittered, and says so in its state line.
+///
+/// The latency panel (`ViewerPageLatency`) shows glass-to-glass latency and switches the
+/// playout between lowest latency and smooth. `?whep=URL` points it at another endpoint (CORS is
+/// open), `?latency=smooth` starts it smooth. A server that wants a bearer token
 /// gets the one in the URL's fragment (`#token=...`, which browsers never send to a server) or
 /// in the page's token field, as `Authorization: Bearer` on the offer. `window.camrtpViewer`
 /// holds the state, the latest figures and their history, for tests that drive the page.
@@ -29,6 +37,7 @@ public enum ViewerPage {
     figcaption { font-size: 12px; display: flex; justify-content: space-between; }
     canvas { display: block; width: 292px; height: 90px; }
     #error { color: #f77; padding: 0 12px; white-space: pre-wrap; }
+    \(ViewerPageLatency.style)
     </style>
     </head>
     <body>
@@ -41,6 +50,7 @@ public enum ViewerPage {
       <button id="start">Reconnect</button>
       <input id="token" type="password" placeholder="token" autocomplete="off" aria-label="token">
     </header>
+    \(ViewerPageLatency.markup)
     <div id="error"></div>
     <main>
       <video id="video" autoplay muted playsinline></video>
@@ -55,11 +65,15 @@ public enum ViewerPage {
     "use strict";
     const params = new URLSearchParams(location.search);
     const endpoint = new URL(params.get("whep") || "whep", location.href).href;
-    const viewer = window.camrtpViewer = { state: "starting", resource: null, stats: null, history: [], error: null, keyframeRequests: 0 };
+    const viewer = window.camrtpViewer = {
+      state: "starting", resource: null, stats: null, history: [], error: null, keyframeRequests: 0,
+      iceServers: [], iceRestarts: 0, reconnections: 0, restartIce: () => recover("asked for", true),
+    };
     const $ = (id) => document.getElementById(id);
     const series = { bitrate: [], rtt: [], loss: [], fps: [] };
     const units = { bitrate: "kbit/s", rtt: "ms", loss: "%", fps: "fps" };
     let pc = null, timer = null, previous = null;
+    let etag = null, recovering = false, lostTimer = null, reconnectTimer = null, attempt = 0, decodedAt = 0;
 
     function token() {
       return new URLSearchParams(location.hash.slice(1)).get("token") || $("token").value.trim() || null;
@@ -77,16 +91,17 @@ public enum ViewerPage {
       });
     }
 
-    async function start() {
-      await stop();
+    async function start(reconnecting) {
+      await stop(reconnecting);
       $("error").textContent = ""; viewer.error = null; previous = null;
       for (const key in series) series[key].length = 0;
       viewer.history = [];
-      setState("connecting");
-      pc = new RTCPeerConnection();
-      pc.addTransceiver("video", { direction: "recvonly" });
+      setState(reconnecting ? "reconnecting" : "connecting");
+      viewer.iceServers = await offeredIceServers();
+      const current = pc = new RTCPeerConnection({ iceServers: viewer.iceServers });
+      latency.prepare(pc.addTransceiver("video", { direction: "recvonly" }));
       pc.ontrack = (event) => { $("video").srcObject = event.streams[0] || new MediaStream([event.track]); };
-      pc.onconnectionstatechange = () => { if (pc) setState(pc.connectionState); };
+      pc.onconnectionstatechange = () => { if (pc === current) connectionChanged(current.connectionState); };
       try {
         await pc.setLocalDescription(await pc.createOffer());
         await gatheringComplete(pc);
@@ -94,23 +109,159 @@ public enum ViewerPage {
         if (token()) headers["Authorization"] = "Bearer " + token();
         const response = await fetch(endpoint, { method: "POST", headers, body: pc.localDescription.sdp });
         const text = await response.text();
-        if (response.status === 401) throw new Error("this server needs a token: enter it above and press Reconnect (" + text.trim() + ")");
-        if (response.status !== 201) throw new Error("WHEP " + response.status + ": " + text.trim());
+        if (response.status !== 201) {
+          const message = response.status === 401
+            ? "this server needs a token: enter it above and press Reconnect (" + text.trim() + ")"
+            : "WHEP " + response.status + ": " + text.trim();
+          throw Object.assign(new Error(message), { status: response.status });
+        }
         viewer.resource = new URL(response.headers.get("Location"), endpoint).href;
+        etag = response.headers.get("ETag");
         await pc.setRemoteDescription({ type: "answer", sdp: text });
         $("keyframe").disabled = false; $("stop").disabled = false;
         timer = setInterval(sample, 1000);
       } catch (error) {
-        fail(error.message || error);
+        // The server down, full or failing: try again later; a request it refuses for good: stop.
+        if (!error.status || error.status >= 500 || error.status === 429) reconnect(error.message || String(error));
+        else fail(error.message || error);
       }
     }
 
-    async function stop() {
+    // RFC 9725 section 4.6: the endpoint's STUN and TURN servers, from Link fields on OPTIONS.
+    async function offeredIceServers() {
+      try {
+        const response = await fetch(endpoint, { method: "OPTIONS" });
+        return iceServersOf(response.headers.get("Link") || "");
+      } catch (error) {
+        return [];
+      }
+    }
+
+    // RFC 8288 link-values (a browser joins several Link fields with commas): the ice-server ones.
+    function iceServersOf(value) {
+      const servers = [], n = value.length, blank = (c) => c === " " || c === "\\t";
+      let i = 0;
+      const skip = () => { while (i < n && blank(value[i])) i++; };
+      while (i < n) {
+        skip();
+        if (value[i] === ",") { i++; continue; }
+        const end = value.indexOf(">", i);
+        if (value[i] !== "<" || end < 0) break;
+        const url = value.slice(i + 1, end), params = {};
+        i = end + 1;
+        for (;;) {
+          skip();
+          if (value[i] !== ";") break;
+          i++; skip();
+          let name = "", text = "";
+          while (i < n && !blank(value[i]) && !";,=".includes(value[i])) name += value[i++];
+          skip();
+          if (value[i] === "=") {
+            i++; skip();
+            if (value[i] === '"') {
+              for (i++; i < n && value[i] !== '"'; i++) { if (value[i] === "\\\\") i++; text += value[i]; }
+              i++;
+            } else {
+              while (i < n && !blank(value[i]) && !";,".includes(value[i])) text += value[i++];
+            }
+          }
+          name = name.toLowerCase();
+          if (!(name in params)) params[name] = text;
+        }
+        if ((params.rel || "").toLowerCase().split(/\\s+/).includes("ice-server")) {
+          servers.push(params.username !== undefined ? { urls: url, username: params.username, credential: params.credential } : { urls: url });
+        }
+      }
+      return servers;
+    }
+
+    function connectionChanged(state) {
+      setState(state);
+      clearTimeout(lostTimer);
+      if (state === "connected") attempt = 0;
+      if (state === "failed") recover("the connection failed");
+      if (state === "disconnected") lostTimer = setTimeout(() => recover("the connection was lost"), 3000);
+    }
+
+    // ICE restart first (a PATCH with new credentials, RFC 9725 section 4.3.2), then a new session.
+    async function recover(cause, asked) {
+      if (recovering || !pc || !viewer.resource) return false;
+      recovering = true;
+      setState("restarting ICE: " + cause);
+      try {
+        pc.restartIce();
+        await pc.setLocalDescription(await pc.createOffer());
+        await gatheringComplete(pc);
+        const response = await fetch(viewer.resource, {
+          method: "PATCH", headers: { "Content-Type": "application/trickle-ice-sdpfrag", "If-Match": "*" }, body: iceFragment(pc.localDescription.sdp),
+        });
+        const text = await response.text();
+        if (response.status !== 200) throw new Error("ICE restart: " + response.status + " " + text.trim());
+        etag = response.headers.get("ETag");
+        await pc.setRemoteDescription({ type: "answer", sdp: withIceFragment(pc.remoteDescription.sdp, text) });
+        await connected(pc, 5000);
+        viewer.iceRestarts += 1;
+        setState(pc.connectionState);
+        return true;
+      } catch (error) {
+        if (!asked) reconnect(cause);
+        return false;
+      } finally {
+        recovering = false;
+      }
+    }
+
+    function reconnect(cause) {
+      clearTimeout(reconnectTimer); clearTimeout(lostTimer);
+      clearInterval(timer); timer = null;
+      attempt += 1;
+      viewer.reconnections += 1;
+      const seconds = Math.min(30, Math.max(1, Math.min(30, 2 ** (attempt - 1)) * (0.8 + 0.4 * Math.random())));
+      setState("reconnecting in " + seconds.toFixed(1) + " s (attempt " + attempt + "): " + cause);
+      reconnectTimer = setTimeout(() => start(true), seconds * 1000);
+    }
+
+    function connected(pc, ms) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (pc.connectionState === "connected") { pc.removeEventListener("connectionstatechange", check); resolve(); }
+        };
+        pc.addEventListener("connectionstatechange", check);
+        check();
+        setTimeout(() => reject(new Error("not connected after " + ms / 1000 + " s")), ms);
+      });
+    }
+
+    // The ICE lines of our offer's first section: what an application/trickle-ice-sdpfrag carries.
+    function iceFragment(sdp) {
+      const lines = [];
+      let sections = 0;
+      for (const line of sdp.split(/\\r?\\n/)) {
+        if (line.startsWith("m=")) { if (++sections > 1) break; lines.push(line); continue; }
+        if (line.startsWith("a=ice-ufrag:") || line.startsWith("a=ice-pwd:") || line.startsWith("a=ice-options:")
+            || (sections === 1 && (line.startsWith("a=mid:") || line.startsWith("a=candidate:") || line === "a=end-of-candidates"))) lines.push(line);
+      }
+      return lines.join("\\r\\n") + "\\r\\n";
+    }
+
+    // The session's answer with the credentials and candidates of its restart's fragment.
+    function withIceFragment(sdp, fragment) {
+      const lines = fragment.split(/\\r?\\n/);
+      const ufrag = lines.find((l) => l.startsWith("a=ice-ufrag:")), pwd = lines.find((l) => l.startsWith("a=ice-pwd:"));
+      const candidates = lines.filter((l) => l.startsWith("a=candidate:") || l === "a=end-of-candidates");
+      const kept = sdp.split(/\\r?\\n/).filter((l) => l && !l.startsWith("a=candidate:") && l !== "a=end-of-candidates")
+        .map((l) => l.startsWith("a=ice-ufrag:") ? ufrag || l : l.startsWith("a=ice-pwd:") ? pwd || l : l);
+      return kept.concat(candidates).join("\\r\\n") + "\\r\\n";
+    }
+
+    async function stop(reconnecting) {
+      clearTimeout(lostTimer);
+      if (!reconnecting) { clearTimeout(reconnectTimer); attempt = 0; }
       clearInterval(timer); timer = null;
       const resource = viewer.resource;
       viewer.resource = null;
       $("keyframe").disabled = true; $("stop").disabled = true;
-      if (pc) { pc.close(); pc = null; setState("closed"); }
+      if (pc) { pc.close(); pc = null; if (!reconnecting) setState("closed"); }
       if (resource) { try { await fetch(resource, { method: "DELETE", keepalive: true }); } catch (error) {} }
     }
 
@@ -124,20 +275,31 @@ public enum ViewerPage {
       if (!pc) return;
       const report = await pc.getStats();
       let inbound = null, pair = null, transport = null;
+      const candidateTypes = {};
       report.forEach((s) => {
         if (s.type === "inbound-rtp" && s.kind === "video") inbound = s;
         if (s.type === "transport") transport = s;
+        if (s.type === "local-candidate" || s.type === "remote-candidate") candidateTypes[s.id] = s.candidateType;
       });
       report.forEach((s) => {
         if (s.type === "candidate-pair" && ((transport && s.id === transport.selectedCandidatePairId) || (!pair && s.nominated && s.state === "succeeded"))) pair = s;
       });
       if (!inbound) return;
+      // A session that is connected but shows nothing is as good as lost.
+      if (previous && inbound.framesDecoded > previous.frames) decodedAt = inbound.timestamp;
+      if (!previous) decodedAt = inbound.timestamp;
+      if (pc.connectionState === "connected" && !recovering && inbound.timestamp - decodedAt > 6000) {
+        reconnect("no frames for 6 s");
+        return;
+      }
       const now = { t: inbound.timestamp, bytes: inbound.bytesReceived || 0, frames: inbound.framesDecoded || 0, lost: inbound.packetsLost || 0, received: inbound.packetsReceived || 0 };
       const figures = {
         framesDecoded: now.frames, frameWidth: inbound.frameWidth || 0, frameHeight: inbound.frameHeight || 0,
         packetsLost: now.lost, packetsReceived: now.received, nackCount: inbound.nackCount || 0, pliCount: inbound.pliCount || 0,
         keyFramesDecoded: inbound.keyFramesDecoded || 0,
         rttMs: pair && pair.currentRoundTripTime !== undefined ? pair.currentRoundTripTime * 1000 : null,
+        localCandidateType: pair ? candidateTypes[pair.localCandidateId] || null : null,
+        remoteCandidateType: pair ? candidateTypes[pair.remoteCandidateId] || null : null,
         bitrateKbps: null, fps: null, lossPercent: null,
       };
       if (previous) {
@@ -180,9 +342,10 @@ public enum ViewerPage {
       g.fillStyle = "#888"; g.font = "10px sans-serif"; g.fillText(String(Math.round(top)), 2, 10);
     }
 
+    \(ViewerPageLatency.script)
     $("keyframe").onclick = keyframe;
-    $("stop").onclick = stop;
-    $("start").onclick = start;
+    $("stop").onclick = () => stop();
+    $("start").onclick = () => start();
     $("token").hidden = new URLSearchParams(location.hash.slice(1)).has("token");
     window.addEventListener("pagehide", () => { if (viewer.resource) fetch(viewer.resource, { method: "DELETE", keepalive: true }); });
     start();

@@ -2,9 +2,14 @@
 /// (RFC 9110 §8.3.1), so `application/SDP; charset=utf-8` is an SDP offer.
 enum WHEPContentType {
     static func isSDP(_ value: String?) -> Bool {
-        guard let value else { return false }
+        mediaType(value) == "application/sdp"
+    }
+
+    /// The media type, lowercased, without parameters; nil without a `Content-Type`.
+    static func mediaType(_ value: String?) -> String? {
+        guard let value else { return nil }
         let mediaType = value.split(separator: ";", maxSplits: 1, omittingEmptySubsequences: false).first ?? ""
-        return mediaType.trimmingSpaces.lowercased() == "application/sdp"
+        return mediaType.trimmingSpaces.lowercased()
     }
 }
 

@@ -1,5 +1,6 @@
 import HTTPAccess
 import Hummingbird
+import ICEServers
 import Logging
 import MediaCore
 import MetricsHTTP
@@ -14,8 +15,8 @@ import Synchronization
 /// | `POST /whep` with an `application/sdp` offer | 201, the answer, `Location: /whep/<id>` |
 /// | `DELETE /whep/<id>` | 200, the session ends; 404 for an unknown id |
 /// | `POST /whep/<id>/keyframe` | 204 once the encoder is asked for a keyframe |
-/// | `PATCH /whep/<id>` | 405: offers carry all candidates (no trickle ICE) |
-/// | `OPTIONS` anything | 204 with CORS and `Accept-Post` |
+/// | `PATCH /whep/<id>` with an `application/trickle-ice-sdpfrag` | 204 (trickle ICE) or 200 and ours (ICE restart) |
+/// | `OPTIONS` anything | 204 with CORS and `Accept-Post` (and the ICE servers, see below) |
 /// | `GET /metrics` | the Prometheus text, when `metrics` is set |
 ///
 /// With an `authenticator`, `POST /whep` needs a bearer token (RFC 6750; see
@@ -23,6 +24,9 @@ import Synchronization
 /// authenticator of its own. A session's resource needs no token: its id (128 random bits) is
 /// the capability, and unknown ids count as failures of the address that asked, like wrong tokens.
 /// With `tls` the server speaks HTTPS, and `allowedOrigins` narrows CORS.
+///
+/// `iceServers` are offered to viewers in `Link: <turn:...>; rel="ice-server"` fields on the
+/// 201 and on OPTIONS (RFC 9725 section 4.6).
 ///
 /// Offers are bounded (64 KiB by default; 413 beyond), must say `application/sdp` (415), and
 /// beyond `maxViewers` sessions get 503, and offers beyond `offersPerSecond` (with a burst of
@@ -45,11 +49,14 @@ public final class WHEPServer: Sendable {
         public var allowedOrigins: [String] = []
         /// `GET /metrics`; nil: not served.
         public var metrics: MetricsPage?
+        /// STUN and TURN servers for viewers, offered in `Link` fields.
+        public var iceServers: [ICEServer]
 
         public init(
             host: String = "127.0.0.1", port: Int = 8080, maxViewers: Int = 8, maxOfferBytes: Int = 64 * 1024,
-            offersPerSecond: Double = 5, offerBurst: Int = 10, page: String = ViewerPage.html
+            offersPerSecond: Double = 5, offerBurst: Int = 10, page: String = ViewerPage.html, iceServers: [ICEServer] = []
         ) {
+            self.iceServers = iceServers
             self.host = host
             self.port = port
             self.maxViewers = maxViewers
@@ -62,12 +69,14 @@ public final class WHEPServer: Sendable {
 
     public let configuration: Configuration
     private let factory: any WHEPSessionFactory
-    private let registry: WHEPSessionRegistry
-    private let logger: Logger
-    private let clock: @Sendable () -> Int64
+    let registry: WHEPSessionRegistry
+    let logger: Logger
+    let clock: @Sendable () -> Int64
     /// Each offer starts an ICE agent, gathers candidates and makes a DTLS certificate, so a
     /// client that floods `POST /whep` is told 429 before any of that.
     private let offerLimiter: Mutex<TokenBucket>
+    /// A PATCH can restart an ICE agent: bounded the same way.
+    let patchLimiter = Mutex(TokenBucket(ratePerSecond: WHEPServer.patchesPerSecond, burst: WHEPServer.patchBurst))
 
     /// `clock`: nanoseconds on `CLOCK_MONOTONIC`, for the offer rate limit; tests pass their own.
     public init(
@@ -89,6 +98,7 @@ public final class WHEPServer: Sendable {
     /// The routes, for `run` and for tests that drive them without a socket.
     public func makeRouter() -> Router<AddressedRequestContext> {
         let router = Router(context: AddressedRequestContext.self)
+        router.middlewares.add(ICEServerLinkMiddleware(servers: configuration.iceServers))
         router.middlewares.add(WHEPCORSMiddleware(allowedOrigins: configuration.allowedOrigins))
         router.get("/") { _, _ in self.pageResponse() }
         router.post("/whep") { request, context in
@@ -98,8 +108,8 @@ public final class WHEPServer: Sendable {
         router.delete("/whep/:id") { _, context in
             await self.withSession(context) { id, _ in await self.delete(id) }
         }
-        router.patch("/whep/:id") { _, _ in
-            Self.text(.methodNotAllowed, "trickle ICE is not supported: send all candidates in the offer", headers: [.allow: "DELETE"])
+        router.patch("/whep/:id") { request, context in
+            await self.withSession(context) { id, _ in await self.patch(request, id: id) }
         }
         router.post("/whep/:id/keyframe") { _, context in
             await self.withSession(context) { _, session in
@@ -155,19 +165,11 @@ public final class WHEPServer: Sendable {
         guard offerLimiter.withLock({ $0.admit(nowNs: now) }) else {
             return Self.text(.tooManyRequests, "too many offers; try again in a second", headers: [.retryAfter: "1"])
         }
-        var request = request
-        let body: ByteBuffer
-        do {
-            body = try await request.collectBody(upTo: configuration.maxOfferBytes)
-        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
-            return Self.text(.contentTooLarge, "the offer is larger than \(configuration.maxOfferBytes) bytes")
-        } catch {
-            return Self.text(.badRequest, "the offer could not be read: \(error)")
+        let offer: String
+        switch await Self.bodyText(of: request, limit: configuration.maxOfferBytes, named: "the offer") {
+        case .text(let text): offer = text
+        case .refused(let response): return response
         }
-        guard String.isValidUTF8(body) else {
-            return Self.text(.badRequest, "the offer is not UTF-8 text")
-        }
-        let offer = String(buffer: body)
         guard registry.reserve() else {
             return Self.text(.serviceUnavailable, "this server takes at most \(configuration.maxViewers) viewers", headers: [.retryAfter: "5"])
         }
@@ -184,14 +186,15 @@ public final class WHEPServer: Sendable {
             logger.warning("could not answer an offer", metadata: ["error": "\(error)"])
             return Self.text(.internalServerError, "could not answer the offer: \(error)")
         }
-        guard registry.fill(id, with: answer.session) else {
+        let iceTag = WHEPEntityTag.make()
+        guard registry.fill(id, with: answer.session, iceTag: iceTag) else {
             await answer.session.close()
             return Self.text(.serviceUnavailable, "the server is shutting down")
         }
         logger.info("viewer joined", metadata: ["resource": "\(id)"])
         return Response(
             status: .created,
-            headers: [.contentType: "application/sdp", .location: "/whep/\(id)", .eTag: "\"\(id)\""],
+            headers: [.contentType: "application/sdp", .location: "/whep/\(id)", .eTag: iceTag],
             body: .init(byteBuffer: ByteBuffer(string: answer.sdp)))
     }
 
@@ -232,8 +235,28 @@ public final class WHEPServer: Sendable {
     }
 }
 
-private extension String {
-    static func isValidUTF8(_ buffer: ByteBuffer) -> Bool {
-        buffer.withUnsafeReadableBytes { String(validating: $0, as: UTF8.self) != nil }
+/// A request body read as text, or the answer that refuses it.
+enum BodyText {
+    case text(String)
+    case refused(Response)
+}
+
+extension WHEPServer {
+    /// At most `limit` bytes of UTF-8: larger is 413, unreadable or not UTF-8 is 400, the
+    /// reason naming the body (`the offer`).
+    static func bodyText(of request: Request, limit: Int, named name: String) async -> BodyText {
+        var request = request
+        let body: ByteBuffer
+        do {
+            body = try await request.collectBody(upTo: limit)
+        } catch let error as any HTTPResponseError where error.status == .contentTooLarge {
+            return .refused(text(.contentTooLarge, "\(name) is larger than \(limit) bytes"))
+        } catch {
+            return .refused(text(.badRequest, "\(name) could not be read: \(error)"))
+        }
+        guard body.withUnsafeReadableBytes({ String(validating: $0, as: UTF8.self) != nil }) else {
+            return .refused(text(.badRequest, "\(name) is not UTF-8 text"))
+        }
+        return .text(String(buffer: body))
     }
 }

@@ -1,5 +1,6 @@
 import Logging
 import MediaCore
+import SDP
 import Synchronization
 import ViewerFanout
 import WebRTC
@@ -55,6 +56,14 @@ final class WebRTCViewerSession: WHEPSession {
 
     func close() async {
         await end()
+    }
+
+    func applyICEFragment(_ fragment: SDPFragment) async throws -> SDPFragment? {
+        do {
+            return try await sender.applyRemoteFragment(fragment)
+        } catch let error as WebRTCError {
+            throw WHEPPatchRejected(error.description)
+        }
     }
 
     /// Closing finishes the RTP sender (its queue, then RTCP BYE) and joins its thread: that

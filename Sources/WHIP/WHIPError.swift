@@ -6,8 +6,12 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
     /// The endpoint answered 4xx or 5xx (or a status WHIP does not use): the status and the first
     /// line of its body, cut short.
     case status(code: Int, method: String, url: String, bodyLine: String)
+    /// 429 or 503 with a `Retry-After`: the endpoint asks to come back after that many seconds.
+    case retryLater(code: Int, method: String, url: String, bodyLine: String, seconds: Double)
     /// The 201 was not `application/sdp`.
     case wrongContentType(String?)
+    /// A PATCH's 200 without an ICE fragment (RFC 9725 section 4.3.2).
+    case wrongPatchAnswer(String)
     /// The 201 had no `Location` header, or one that does not resolve.
     case missingLocation
     case invalidLocation(String)
@@ -28,8 +32,12 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
         case .status(let code, let method, let url, let bodyLine):
             "WHIP \(method) \(url) answered \(code)" + (bodyLine.isEmpty ? "" : ": \(bodyLine)")
                 + (code == 401 || code == 403 ? " (check --bearer)" : "")
+        case .retryLater(let code, let method, let url, let bodyLine, let seconds):
+            "WHIP \(method) \(url) answered \(code)" + (bodyLine.isEmpty ? "" : ": \(bodyLine)")
+                + " (retry after \(Self.seconds(seconds)) s)"
         case .wrongContentType(let type):
             "the WHIP endpoint answered with \(type.map { "Content-Type \($0)" } ?? "no Content-Type"), not application/sdp"
+        case .wrongPatchAnswer(let why): "the WHIP endpoint's answer to an ICE restart \(why)"
         case .missingLocation: "the WHIP endpoint's 201 has no Location header, so the session could not be ended"
         case .invalidLocation(let value): "the WHIP endpoint's Location \"\(value)\" is not a usable URL"
         case .responseTooLarge(let limit): "the WHIP endpoint's response is larger than \(limit) bytes"
@@ -45,5 +53,15 @@ public enum WHIPError: Error, Sendable, Hashable, CustomStringConvertible {
 
     private static func seconds(_ value: Double) -> String {
         value == value.rounded() ? String(Int(value)) : String(value)
+    }
+}
+
+extension WHIPError {
+    /// The HTTP status the endpoint answered, if it answered with an error.
+    public var statusCode: Int? {
+        switch self {
+        case .status(let code, _, _, _), .retryLater(let code, _, _, _, _): code
+        default: nil
+        }
     }
 }

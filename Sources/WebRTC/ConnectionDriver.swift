@@ -19,12 +19,15 @@ final class ConnectionDriver: @unchecked Sendable {
     private var early: [[UInt8]] = []
     private static let maximumEarlyDatagrams = 16
 
-    init(inbox: ConnectionInbox, agent: ICEAgent, connectTimeoutNs: Int64, logger: Logger, report: @escaping Report) {
+    init(
+        inbox: ConnectionInbox, agent: ICEAgent, connectTimeoutNs: Int64, disconnectedGraceNs: Int64, logger: Logger,
+        report: @escaping Report
+    ) {
         self.inbox = inbox
         self.agent = agent
         self.logger = logger
         self.report = report
-        machine = ConnectionStateMachine(connectTimeoutNs: connectTimeoutNs)
+        machine = ConnectionStateMachine(connectTimeoutNs: connectTimeoutNs, disconnectedGraceNs: disconnectedGraceNs)
     }
 
     /// Runs until the inbox stops; then closes DTLS (close_notify when connected).

@@ -5,10 +5,16 @@
 /// ```
 /// new ─start─▶ checking ─ICE connected─▶ connected ─DTLS started─▶ dtls ─DTLS connected─▶ ready
 ///                  └──────────┴── ICE failed, DTLS failed, timeout ──┴──▶ failed      close ─▶ closed
+///
+/// ready ─ICE failed─▶ disconnected ─ICE connected (an ICE restart)─▶ ready
+///                          └── the grace period passes ──▶ failed (consent expired)
 /// ```
 ///
 /// The timeout runs from `start` until `ready`. Once ready, only an ICE failure (consent lost,
-/// RFC 7675), a DTLS failure or a close move it on. Failed and closed are final.
+/// RFC 7675), a DTLS failure or a close move it on. With a grace period, a lost path leaves the
+/// connection `disconnected` rather than failed: DTLS and the SRTP keys stay, and an ICE restart
+/// (RFC 8445 section 9) that finds a pair within the period brings it back to `ready`. Failed
+/// and closed are final.
 public struct ConnectionStateMachine: Sendable {
     public enum Input: Sendable, Hashable {
         /// The peer's description is applied and checks begin.
@@ -26,13 +32,18 @@ public struct ConnectionStateMachine: Sendable {
     }
 
     public let connectTimeoutNs: Int64
+    /// How long a connection that lost its path after `ready` waits for an ICE restart; 0 fails
+    /// it at once.
+    public let disconnectedGraceNs: Int64
     public private(set) var state: WebRTCConnectionState = .new
-    /// When the connection fails unless ready first; nil outside the connecting phases.
+    /// When the connection fails unless ready first; nil outside the connecting and
+    /// disconnected phases.
     public private(set) var deadlineNs: Int64?
     public private(set) var timeline = ConnectionTimeline()
 
-    public init(connectTimeoutNs: Int64) {
+    public init(connectTimeoutNs: Int64, disconnectedGraceNs: Int64 = 0) {
         self.connectTimeoutNs = connectTimeoutNs
+        self.disconnectedGraceNs = disconnectedGraceNs
     }
 
     /// Applies `input` at `nowNs`; returns the new state when it changed.
@@ -56,7 +67,17 @@ public struct ConnectionStateMachine: Sendable {
             timeline.dtlsConnectedNs = nowNs
             deadlineNs = nil
             next = .ready
+        case (.iceFailed, .ready) where disconnectedGraceNs > 0:
+            deadlineNs = nowNs + disconnectedGraceNs
+            timeline.disconnections += 1
+            next = .disconnected
         case (.iceFailed, .ready):
+            next = .failed(.consentExpired)
+        case (.iceConnected, .disconnected):
+            deadlineNs = nil
+            next = .ready
+        case (.tick, .disconnected):
+            guard let deadlineNs, nowNs >= deadlineNs else { return nil }
             next = .failed(.consentExpired)
         case (.iceFailed, .new), (.iceFailed, .checking), (.iceFailed, .connected), (.iceFailed, .dtls):
             next = .failed(.iceFailed)
@@ -90,6 +111,8 @@ public struct ConnectionTimeline: Sendable, Hashable {
     public var startedNs: Int64?
     public var iceConnectedNs: Int64?
     public var dtlsConnectedNs: Int64?
+    /// How often the path was lost after `ready` (each followed by an ICE restart or the end).
+    public var disconnections = 0
 
     public init(startedNs: Int64? = nil, iceConnectedNs: Int64? = nil, dtlsConnectedNs: Int64? = nil) {
         self.startedNs = startedNs

@@ -47,6 +47,10 @@ final class SenderCore: Sendable {
     func connectionStateChanged(_ connectionState: WebRTCConnectionState) {
         defer { continuation.yield(.stateChanged(connectionState)) }
         switch connectionState {
+        case .ready where state.withLock({ $0.rtpSender != nil }):
+            // Back after an ICE restart: the peer lost what was sent meanwhile.
+            control.requestKeyframe()
+            continuation.yield(.keyframeRequested(.application))
         case .ready:
             startSender()
         case .failed(let failure):

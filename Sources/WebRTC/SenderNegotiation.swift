@@ -29,7 +29,8 @@ struct SenderNegotiation: Sendable {
         return feedback
     }
 
-    /// The extensions we write, with the ids of our offers.
+    /// The extensions we write, with the ids of our offers: the playout delay only when the
+    /// tuning asks for one.
     var extensions: [HeaderExtensionMapping] {
         var mappings: [HeaderExtensionMapping] = []
         if configuration.absoluteSendTime {
@@ -40,6 +41,13 @@ struct SenderNegotiation: Sendable {
                 HeaderExtensionMapping(
                     id: RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID, uri: RTPHeaderExtensionURI.transportWideSequenceNumber))
         }
+        if configuration.absoluteCaptureTime {
+            mappings.append(
+                HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultAbsoluteCaptureTimeID, uri: RTPHeaderExtensionURI.absoluteCaptureTime))
+        }
+        if configuration.tuning.playoutDelay != nil {
+            mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultPlayoutDelayID, uri: RTPHeaderExtensionURI.playoutDelay))
+        }
         return mappings
     }
 
@@ -48,12 +56,14 @@ struct SenderNegotiation: Sendable {
             ssrc: ssrc, rtxSSRC: configuration.tuning.retransmission == .rtx ? rtxSSRC : nil, cname: configuration.tuning.cname,
             streamID: MediaStreamID(streamID: configuration.streamID, trackID: "video"), feedback: feedback,
             extensions: extensions, direction: .sendonly, payloadType: configuration.payloadType,
-            rtxPayloadType: configuration.rtxPayloadType)
+            rtxPayloadType: configuration.rtxPayloadType,
+            fec: configuration.tuning.fec == .off
+                ? nil : FECFormats(red: configuration.fecPayloadTypes.red, ulpfec: configuration.fecPayloadTypes.ulpfec))
     }
 
     /// The RTP sender for what was agreed: the peer's payload types and extension ids, RTX only
-    /// when both sides have it (else resend when the peer NACKs), SRTP with the DTLS keys of
-    /// each direction.
+    /// when both sides have it (else resend when the peer NACKs), FEC when both have RED and
+    /// ULPFEC, SRTP with the DTLS keys of each direction.
     func senderConfiguration(
         for negotiated: NegotiatedVideo, outboundKey: SRTPMasterKey, inboundKey: SRTPMasterKey, transport: any MediaTransport
     ) -> RTPSenderConfiguration {
@@ -70,7 +80,8 @@ struct SenderNegotiation: Sendable {
             session: SendSessionConfiguration(
                 tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: tuning.retransmission == .rtx ? rtxSSRC : nil)],
                 payloadType: negotiated.payloadType, rtxPayloadType: tuning.retransmission == .rtx ? negotiated.rtxPayloadType : nil,
-                extensions: Self.extensionIDs(negotiated.extensions)))
+                extensions: Self.extensionIDs(negotiated.extensions),
+                fec: tuning.fec == .off ? nil : negotiated.fec.map { FECPayloadTypes(red: $0.red, ulpfec: $0.ulpfec) }))
     }
 
     /// The agreed ids of the extensions the sender writes; others are left out.
@@ -78,6 +89,7 @@ struct SenderNegotiation: Sendable {
         func id(_ uri: String) -> UInt8? { mappings.first { $0.uri == uri }?.id }
         return HeaderExtensionIDs(
             absoluteSendTime: id(RTPHeaderExtensionURI.absoluteSendTime), videoOrientation: id(RTPHeaderExtensionURI.videoOrientation),
-            transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber))
+            transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber),
+            absoluteCaptureTime: id(RTPHeaderExtensionURI.absoluteCaptureTime), playoutDelay: id(RTPHeaderExtensionURI.playoutDelay))
     }
 }

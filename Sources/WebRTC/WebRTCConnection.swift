@@ -1,5 +1,6 @@
 import DTLS
 import ICE
+import ICEServers
 import Logging
 import MediaCore
 import RTPSender
@@ -44,6 +45,12 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         var dtls = DTLSCounters()
         var keys: DTLSSRTPKeys?
         var selectedPair: ICECandidatePair?
+        /// The peer's current ICE credentials: the description's, then each restart's.
+        var remoteCredentials: ICEParameters?
+        /// Ours for a restart we proposed, until the peer answers it.
+        var proposedCredentials: ICECredentials?
+        /// What `gatherCandidates` returned, and whether that was all.
+        var gathered: (candidates: [ICECandidate], complete: Bool) = ([], false)
         var started = false
         var closed = false
         var waiters: [Waiter] = []
@@ -71,7 +78,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         let inbox = ConnectionInbox()
         let router = DatagramRouter(inbox: inbox)
         let configuration = ICEConfiguration(
-            role: iceRole, stunServer: options.stunServer, localAddresses: options.localAddresses,
+            role: iceRole, stunServer: options.stunServer, turnServers: options.turnServers, localAddresses: options.localAddresses,
             consentFreshness: options.consentFreshness)
         do throws(ICEError) {
             agent = try ICEAgent(
@@ -87,7 +94,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         self.logger = logger
         self.stateHandler = stateHandler
         let driver = ConnectionDriver(
-            inbox: inbox, agent: agent, connectTimeoutNs: options.connectTimeoutNs, logger: logger
+            inbox: inbox, agent: agent, connectTimeoutNs: options.connectTimeoutNs, disconnectedGraceNs: options.disconnectedGraceNs,
+            logger: logger
         ) { [weak self] report in self?.receive(report) }
         thread.withLock { $0 = MediaThread(name: "camrtp.webrtc") { driver.run() } }
     }
@@ -98,22 +106,50 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
 
     // MARK: Signalling
 
-    /// Gathers our candidates (host, and server-reflexive with a STUN server) and returns them.
+    /// Gathers our candidates (host, server-reflexive with a STUN server, relayed with TURN
+    /// servers) and returns them: all of them, or those known after `options.gatheringWaitNs`.
     public func gatherCandidates() async throws(WebRTCError) -> [ICECandidate] {
+        let candidates: [ICECandidate]
         do throws(ICEError) {
-            return try await agent.gatherCandidates()
+            candidates = try await agent.gatherCandidates(waitingAtMostNs: options.gatheringWaitNs)
         } catch {
             throw .ice(error)
         }
+        let complete = !agent.isGatheringCutShort
+        status.withLock { $0.gathered = (candidates, complete) }
+        return candidates
     }
 
-    /// Our ICE credentials, fingerprint and gathered candidates for `VideoNegotiator`; the
-    /// candidates are complete (`a=end-of-candidates`), since we gather before signalling.
+    /// Our ICE credentials, fingerprint and the candidates `gatherCandidates` returned, for the
+    /// description (`VideoNegotiator`): with `a=end-of-candidates` when that was all of them,
+    /// else with `a=ice-options:trickle`, the rest to follow in `iceEvents` (RFC 8838).
+    public var gatheredTransport: LocalTransportParameters {
+        let gathered = status.withLock { $0.gathered }
+        return transport(candidates: gathered.candidates, complete: gathered.complete)
+    }
+
+    /// The same with every candidate known now: what a trickle or restart fragment carries.
     public var localTransport: LocalTransportParameters {
+        transport(candidates: agent.localCandidates, complete: agent.isGatheringDone)
+    }
+
+    private func transport(candidates: [ICECandidate], complete: Bool) -> LocalTransportParameters {
         LocalTransportParameters(
-            iceCredentials: TransportConversion.sdpCredentials(agent.localCredentials), iceOptions: [],
+            iceCredentials: TransportConversion.sdpCredentials(agent.localCredentials), iceOptions: complete ? [] : ["trickle"],
             fingerprints: [TransportConversion.sdpFingerprint(certificate.fingerprint)],
-            candidates: agent.localCandidates.map(TransportConversion.sdpCandidate), endOfCandidates: true)
+            candidates: candidates.map(TransportConversion.sdpCandidate), endOfCandidates: complete)
+    }
+
+    /// The ICE agent's events in order (local candidates as they are gathered, the end of
+    /// gathering, states, pairs), for one reader: a trickle ICE sender.
+    public var iceEvents: AsyncStream<ICEEvent> { agent.events }
+
+    /// The TURN servers that gave no relayed candidate, once gathering is done: a server that
+    /// did not answer or refused the credentials. With several servers nothing tells which
+    /// gave which candidate, so all are named unless at least one relayed candidate came.
+    public var silentTURNServers: [ICEServer] {
+        guard agent.isGatheringDone, !options.turnServers.isEmpty else { return [] }
+        return agent.localCandidates.contains { $0.type == .relayed } ? [] : options.turnServers
     }
 
     /// Applies the peer's ICE and DTLS values: checks begin, and the connect timeout runs from now.
@@ -134,19 +170,75 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         }
         guard first else { throw .unexpectedAnswer("the connection was started already or is closed") }
         inbox.push(.start(DTLSSessionBox(session: session)))
+        // Without trickle, the description holds every candidate: checks that all fail end it.
+        try applyRemoteICE(
+            remote.iceCredentials, candidates: remote.candidates,
+            endOfCandidates: remote.endOfCandidates || !remote.iceOptions.contains("trickle"))
+    }
+
+    /// Adds candidates the peer trickled (RFC 8838), such as from a WHIP or WHEP PATCH; returns
+    /// how many the agent took (UDP candidates of component 1 with an IP address).
+    @discardableResult
+    public func addRemoteCandidates(_ candidates: [Candidate], endOfCandidates: Bool = false) throws(WebRTCError) -> Int {
         do throws(ICEError) {
-            try agent.setRemoteCredentials(TransportConversion.iceCredentials(remote.iceCredentials))
-            try agent.addRemoteCandidates(TransportConversion.iceCandidates(remote.candidates))
-            // Without trickle, the description holds every candidate: checks that all fail end it.
-            if remote.endOfCandidates || !remote.iceOptions.contains("trickle") { try agent.endOfRemoteCandidates() }
+            let taken = try agent.addRemoteCandidates(TransportConversion.iceCandidates(candidates))
+            if endOfCandidates { try agent.endOfRemoteCandidates() }
+            return taken
         } catch {
             throw .ice(error)
         }
     }
 
-    /// Adds a candidate the peer trickled (RFC 8838), such as from a WHIP PATCH.
-    public func addRemoteCandidates(_ candidates: [Candidate], endOfCandidates: Bool = false) throws(WebRTCError) {
+    /// The peer's ICE credentials now: its description's, or its latest restart's.
+    public var remoteICECredentials: ICEParameters? { status.withLock { $0.remoteCredentials } }
+
+    // MARK: ICE restart
+
+    /// Proposes an ICE restart from our side (RFC 8445 section 9; a WHIP client's PATCH, RFC
+    /// 9725 section 4.3.2): new credentials with our candidates, to signal. Nothing changes
+    /// until `acceptRestart` takes the peer's answer, so a peer that refuses the restart leaves
+    /// the connection as it was. DTLS and SRTP then carry on over whatever pair the new checks
+    /// select; until then the current pair carries media, if it still works.
+    public func proposeRestart() -> LocalTransportParameters {
+        let credentials = ICECredentials.random()
+        status.withLock { $0.proposedCredentials = credentials }
+        var transport = localTransport
+        transport.iceCredentials = TransportConversion.sdpCredentials(credentials)
+        return transport
+    }
+
+    /// The peer's answer to the restart we proposed: ours take effect with its new credentials
+    /// and candidates.
+    public func acceptRestart(_ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool) async throws(WebRTCError) {
+        guard let proposed = status.withLock({ $0.proposedCredentials.take() }) else {
+            throw .unexpectedAnswer("no ICE restart was proposed")
+        }
         do throws(ICEError) {
+            _ = try await agent.restart(with: proposed)
+        } catch {
+            throw .ice(error)
+        }
+        try applyRemoteICE(credentials, candidates: candidates, endOfCandidates: endOfCandidates)
+    }
+
+    /// The peer restarts ICE (new credentials in its PATCH, RFC 9725 section 4.3.2): we restart
+    /// too, take its credentials and candidates, and return ours to answer with.
+    public func answerRestart(
+        _ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool
+    ) async throws(WebRTCError) -> LocalTransportParameters {
+        do throws(ICEError) {
+            _ = try await agent.restart()
+        } catch {
+            throw .ice(error)
+        }
+        try applyRemoteICE(credentials, candidates: candidates, endOfCandidates: endOfCandidates)
+        return localTransport
+    }
+
+    private func applyRemoteICE(_ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
+        status.withLock { $0.remoteCredentials = credentials }
+        do throws(ICEError) {
+            try agent.setRemoteCredentials(TransportConversion.iceCredentials(credentials))
             try agent.addRemoteCandidates(TransportConversion.iceCandidates(candidates))
             if endOfCandidates { try agent.endOfRemoteCandidates() }
         } catch {
@@ -157,6 +249,8 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     // MARK: State
 
     public var state: WebRTCConnectionState { status.withLock { $0.state } }
+    /// The ICE agent's own state: after an ICE restart, `connected` once the new checks found a pair.
+    public var iceState: ICEConnectionState { agent.state }
     /// The SRTP keys for each direction, once ready.
     public var srtpKeys: DTLSSRTPKeys? { status.withLock { $0.keys } }
 
@@ -236,7 +330,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
             status.withLock { $0.selectedPair = pair }
         case .state(let state, let timeline, let dtls):
             if state == .ready { mediaOpen.store(true, ordering: .releasing) }
-            if state.isTerminal { mediaOpen.store(false, ordering: .releasing) }
+            if state.isTerminal || state == .disconnected { mediaOpen.store(false, ordering: .releasing) }
             let settled: (waiters: [Waiter], outcome: Result<DTLSSRTPKeys, WebRTCError>)? = status.withLock { status in
                 status.state = state
                 status.timeline = timeline

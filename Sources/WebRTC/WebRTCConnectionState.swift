@@ -11,6 +11,9 @@ public enum WebRTCConnectionState: Sendable, Hashable, CustomStringConvertible {
     case dtls
     /// DTLS finished and the SRTP keys are exported: media flows.
     case ready
+    /// Ready before, then the path was lost (consent expired, RFC 7675): no media leaves, DTLS
+    /// and the keys stay, and an ICE restart within the grace period brings it back to `ready`.
+    case disconnected
     case failed(WebRTCFailure)
     /// Closed by us, or by the peer's DTLS close_notify.
     case closed
@@ -30,6 +33,7 @@ public enum WebRTCConnectionState: Sendable, Hashable, CustomStringConvertible {
         case .connected: "connected"
         case .dtls: "dtls"
         case .ready: "ready"
+        case .disconnected: "disconnected"
         case .failed(let failure): "failed (\(failure))"
         case .closed: "closed"
         }

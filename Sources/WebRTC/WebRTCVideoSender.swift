@@ -23,17 +23,20 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
 
     private let core: SenderCore
     private let offer: SessionDescription?
+    /// Our offer or answer, whose first section ICE fragments describe.
+    private let localSession: SessionDescription
     private let negotiator: VideoNegotiator
 
     private init(
         core: SenderCore, connection: WebRTCConnection, configuration: WebRTCSenderConfiguration, negotiator: VideoNegotiator,
-        localDescription: String, offer: SessionDescription?
+        localSession: SessionDescription, offer: SessionDescription?
     ) {
         self.core = core
         self.connection = connection
         self.configuration = configuration
         self.negotiator = negotiator
-        self.localDescription = localDescription
+        self.localSession = localSession
+        localDescription = localSession.serialized()
         self.offer = offer
     }
 
@@ -58,11 +61,10 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
             throw error
         }
         let negotiator = VideoNegotiator(
-            sender: core.negotiation.localVideoSender, transport: connection.localTransport, origin: newOrigin())
+            sender: core.negotiation.localVideoSender, transport: connection.gatheredTransport, origin: newOrigin())
         let offer = negotiator.makeOffer()
         return WebRTCVideoSender(
-            core: core, connection: connection, configuration: configuration, negotiator: negotiator,
-            localDescription: offer.serialized(), offer: offer)
+            core: core, connection: connection, configuration: configuration, negotiator: negotiator, localSession: offer, offer: offer)
     }
 
     /// Answers the peer's offer (`localDescription` is the answer): the first VP8 video section,
@@ -82,7 +84,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
         do {
             _ = try await connection.gatherCandidates()
             let negotiator = VideoNegotiator(
-                sender: core.negotiation.localVideoSender, transport: connection.localTransport, origin: newOrigin())
+                sender: core.negotiation.localVideoSender, transport: connection.gatheredTransport, origin: newOrigin())
             let answer: NegotiatedAnswer
             do {
                 answer = try negotiator.makeAnswer(to: remote)
@@ -93,7 +95,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
             try connection.start(remote: answer.video.remote, localRole: answer.video.localDTLSRole)
             return WebRTCVideoSender(
                 core: core, connection: connection, configuration: configuration, negotiator: negotiator,
-                localDescription: answer.sessionDescription.serialized(), offer: nil)
+                localSession: answer.sessionDescription, offer: nil)
         } catch {
             connection.close()
             throw error
@@ -142,6 +144,42 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
     /// What both sides agreed on: always there for an answering sender; for an offering one,
     /// from `acceptAnswer` on (reading it before is a programming error).
     public var negotiated: NegotiatedVideo! { core.state.withLock { $0.negotiated } }
+
+    // MARK: Trickle ICE and ICE restart (RFC 9725 section 4.3)
+
+    /// Our ICE values now, as a PATCH body describes them: credentials and every candidate
+    /// gathered so far, with `a=end-of-candidates` once gathering is done.
+    public var localICEFragment: SDPFragment {
+        SDPFragment(describing: connection.localTransport, in: localSession)
+    }
+
+    /// Proposes an ICE restart from our side (a WHIP client's): returns the fragment to PATCH,
+    /// new credentials with our candidates. Nothing changes until `acceptRestartAnswer` takes
+    /// the endpoint's answer; an endpoint that refuses leaves the connection as it was.
+    public func proposeICERestart() -> SDPFragment {
+        SDPFragment(describing: connection.proposeRestart(), in: localSession)
+    }
+
+    /// The endpoint's answer to our restart: its new credentials and candidates.
+    public func acceptRestartAnswer(_ fragment: SDPFragment) async throws {
+        guard let credentials = fragment.iceCredentials else {
+            throw WebRTCError.unexpectedAnswer("the ICE restart's answer has no a=ice-ufrag and a=ice-pwd")
+        }
+        try await connection.acceptRestart(credentials, candidates: fragment.candidates, endOfCandidates: fragment.isEndOfCandidates)
+    }
+
+    /// A fragment the peer PATCHed (a WHEP client's): with credentials other than the current
+    /// ones it restarts ICE and returns ours to answer with (RFC 9725 section 4.3.2); otherwise
+    /// its candidates are added (trickle, section 4.3.1) and nil is returned.
+    public func applyRemoteFragment(_ fragment: SDPFragment) async throws -> SDPFragment? {
+        if let credentials = fragment.iceCredentials, credentials != connection.remoteICECredentials {
+            let local = try await connection.answerRestart(
+                credentials, candidates: fragment.candidates, endOfCandidates: fragment.isEndOfCandidates)
+            return SDPFragment(describing: local, in: localSession)
+        }
+        try connection.addRemoteCandidates(fragment.candidates, endOfCandidates: fragment.isEndOfCandidates)
+        return nil
+    }
 
     // MARK: State
 

@@ -3,8 +3,8 @@ import CamrtpCLI
 import HTTPAccess
 import WHIP
 
-/// How `publish` reaches a WHIP endpoint: its URL, token, trusted CAs and request timeout. The
-/// WebRTC side is `WebRTCOptions`.
+/// How `publish` reaches a WHIP endpoint: its URL, token, trusted CAs, request timeout and how
+/// long it keeps reconnecting. The WebRTC side is `WebRTCOptions`.
 struct PublishOptions: ParsableArguments {
     @Option(help: ArgumentHelp("The WHIP endpoint's URL (RFC 9725), http:// or https://.", valueName: "url"))
     var whip: String
@@ -24,6 +24,11 @@ struct PublishOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds each WHIP request (POST, DELETE) may take.", valueName: "seconds"))
     var httpTimeout: Double = 10
 
+    @Option(help: ArgumentHelp(
+        "Give up after N reconnection attempts in a row that find no connection (0: never reconnect). Without it camrtp reconnects for as long as it runs.",
+        valueName: "n"))
+    var reconnectLimit: Int?
+
     /// `--bearer`, or the first token of `--bearer-file`.
     func bearerToken() throws -> String? {
         guard let bearerFile else { return bearer }
@@ -42,6 +47,9 @@ struct PublishOptions: ParsableArguments {
             throw ValidationError("--bearer must be a non-empty token on one line")
         }
         if bearer != nil && bearerFile != nil { throw ValidationError("--bearer and --bearer-file contradict each other: give one") }
+        if let reconnectLimit, reconnectLimit < 0 {
+            throw ValidationError("--reconnect-limit must be 0 or more, not \(reconnectLimit)")
+        }
         guard httpTimeout > 0 && httpTimeout <= 600 else {
             throw ValidationError("--http-timeout must be more than 0 and at most 600 seconds, not \(httpTimeout)")
         }

@@ -1,4 +1,5 @@
 import PlainRTP
+import RTP
 import RTPSession
 import Testing
 import Transport
@@ -33,6 +34,24 @@ import Transport
         let session = plan.senderConfiguration().session
         #expect(session.tuning.retransmission == .rtx)
         #expect(session.rtxPayloadType == 97 && session.encodings.map(\.rtxSSRC) == [1001], "the sender uses what the SDP announces")
+    }
+
+    /// RED and ULPFEC take the first dynamic payload types VP8 and RTX leave, in the SDP and on
+    /// the wire alike.
+    @Test(arguments: [(Retransmission.rtx, 96, 97, 98, 99), (.resend, 96, 97, 97, 98), (.rtx, 98, 96, 97, 99)] as [(Retransmission, Int, Int, Int, Int)])
+    func fecTakesTheFreePayloadTypes(retransmission: Retransmission, payloadType: Int, rtx: Int, red: Int, ulpfec: Int) throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let plan = SessionPlan(
+            destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, payloadType: UInt8(payloadType),
+            rtxPayloadType: UInt8(rtx), tuning: SenderTuning(retransmission: retransmission, fec: .auto))
+        let sdp = plan.sessionDescription.serialized()
+        #expect(sdp.contains("a=rtpmap:\(red) red/90000\r\na=rtpmap:\(ulpfec) ulpfec/90000\r\n"), "\(sdp)")
+        #expect(plan.senderConfiguration().session.fec == FECPayloadTypes(red: UInt8(red), ulpfec: UInt8(ulpfec)))
+        try plan.validate()
+
+        var off = plan
+        off.tuning.fec = .off
+        #expect(!off.sessionDescription.serialized().contains("red/90000") && off.senderConfiguration().session.fec == nil)
     }
 
     @Test func withoutRetransmissionNoNACKIsOffered() throws {
@@ -76,5 +95,21 @@ import Transport
         #expect(throws: SendSessionError.mtuTooSmall(mtu: 35, minimum: 37), "RTX adds the 2-byte original sequence number") {
             try withRTX.validate()
         }
+    }
+
+    /// abs-capture-time is announced with its ID; the playout delay only when one is asked for.
+    @Test func theLatencyExtensionsAreAnnouncedWhenTheySend() throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let extensions = HeaderExtensionIDs(absoluteCaptureTime: 9, playoutDelay: 12)
+        let withoutDelay = SessionPlan(destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, extensions: extensions)
+        let lines = withoutDelay.sessionDescription.lines()
+        #expect(lines.contains("a=extmap:9 http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"))
+        #expect(!lines.contains { $0.contains("playout-delay") })
+
+        var withDelay = withoutDelay
+        withDelay.tuning.playoutDelay = PlayoutDelay(minimumMs: 0, maximumMs: 100)
+        #expect(withDelay.sessionDescription.lines().contains("a=extmap:12 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"))
+        let session = withDelay.senderConfiguration().session
+        #expect(session.extensions == extensions && session.tuning.playoutDelay == withDelay.tuning.playoutDelay)
     }
 }

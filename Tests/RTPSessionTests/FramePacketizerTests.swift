@@ -19,9 +19,9 @@ import Transport
         #expect(entry.isKeyframe && entry.endsFrame)
         #expect(entry.captureTimeNs == 1_000_000_000)
         #expect(entry.absoluteSendTimeOffset == nil && entry.transportSequenceNumberOffset == nil)
-        #expect(entry.firstSentNs == nil && entry.timesSent == 0)
+        #expect(entry.firstSentNs == nil && entry.lastAnsweredRequestNs == nil)
         #expect(packetizer.stream.nextSequenceNumber == 1001)
-        let next = try packetizer.plan(frame)
+        let next = try packetizer.plan(frame, nowNs: 0)
         #expect(next.split.pictureID == 0x1235)
     }
 
@@ -162,14 +162,14 @@ import Transport
         case .duplicateExtensionID(let thrownID) where isDuplicate: #expect(thrownID == id)
         default: Issue.record("unexpected \(String(describing: error))")
         }
-        #expect(throws: SendSessionError.self) { try FramePacketizer(encodingIndex: 0, configuration: configuration, protectionOverhead: 0) }
+        #expect(throws: SendSessionError.self) { try FramePacketizer(encodingIndex: 0, configuration: configuration, protectionOverhead: 0, ntpClock: vectorNTPClock) }
     }
 
     @Test func anEmptyFrameIsRefusedAndCostsNothing() throws {
         var packetizer = try makePacketizer(sessionConfiguration())
-        #expect(throws: VP8PayloaderError.emptyFrame) { try packetizer.plan(encodedFrame([])) }
+        #expect(throws: VP8PayloaderError.emptyFrame) { try packetizer.plan(encodedFrame([]), nowNs: 0) }
         #expect(packetizer.stream.nextSequenceNumber == 1000)
-        let next = try packetizer.plan(encodedFrame([1]))
+        let next = try packetizer.plan(encodedFrame([1]), nowNs: 0)
         #expect(next.split.pictureID == 0x1234)
     }
 }
@@ -226,8 +226,6 @@ import Transport
                 let frame = encodedFrame(isKeyframe ? keyframe : delta, timestampNs: nowNs, isKeyframe: isKeyframe)
                 for packet in try packetize(frame, with: &packetizer, into: store) {
                     store[packet.slot].firstSentNs = nowNs
-                    store[packet.slot].lastSentNs = nowNs
-                    store[packet.slot].timesSent = 1
                     history.append(packet.slot, store: store)
                 }
                 history.expire(nowNs: nowNs, roundTripTimeNs: 50_000_000, store: store)

@@ -20,22 +20,25 @@ import Testing
             slots = try sendMedia(count: 20, from: 65_530, sentNs: { _ in 1_000 * NACKResponderTests.ms }, store: store, history: &history)
         }
 
+        /// A request at `nowNs`, handled as the session does: an answer is recorded against the
+        /// packet, and its copy queued.
         func nack(
             _ sequenceNumber: UInt16, atNs nowNs: Int64, targetBitrateBps: Int64 = NACKResponderTests.targetBitrateBps,
             extraBytes: Int = 0
         ) -> NACKResponder.Decision {
-            responder.decide(
+            let decision = responder.decide(
                 sequenceNumber: sequenceNumber, nowNs: nowNs, roundTripTimeNs: NACKResponderTests.rttNs,
                 targetBitrateBps: targetBitrateBps, extraBytes: extraBytes, history: history, store: store)
+            if case .resend(let slot) = decision {
+                store[slot].lastAnsweredRequestNs = nowNs
+                store.queueCopy(slot)
+            }
+            return decision
         }
 
-        /// What the session does with a resend: a copy queued, then sent at `sentNs`.
-        func resend(_ slot: Int, sentNs: Int64?) {
-            store.queueCopy(slot)
-            guard let sentNs else { return }
+        /// The queued copy of `slot` left the pacer.
+        func sent(_ slot: Int) {
             store.takeQueuedCopy(slot)
-            store[slot].lastSentNs = sentNs
-            store[slot].timesSent += 1
         }
     }
 
@@ -46,25 +49,43 @@ import Testing
         #expect(fixture.nack(65_531, atNs: 1_001 * Self.ms) == .resend(slot: fixture.slots[1]))
     }
 
-    @Test func aPacketIsNotResentTwiceWithinOneRoundTrip() throws {
+    /// A repeat within three quarters of an RTT of the answered request was sent before the repair
+    /// could arrive; one after that may mean the repair was lost, and is answered.
+    @Test func aRepeatIsAnsweredOnceTheRepairCouldHaveBeenLost() throws {
         let fixture = try Fixture()
         let slot = fixture.slots[3]
         #expect(fixture.nack(65_533, atNs: 1_040 * Self.ms) == .resend(slot: slot))
-        fixture.resend(slot, sentNs: 1_041 * Self.ms)
-        // 5 ms + RTT after the resend left: 1_096 ms.
+        fixture.sent(slot)
+        // RTT 50 ms: repeats before 1_077.5 ms are duplicates.
         #expect(fixture.nack(65_533, atNs: 1_060 * Self.ms) == .tooSoon)
-        #expect(fixture.nack(65_533, atNs: 1_096 * Self.ms - 1) == .tooSoon)
-        #expect(fixture.nack(65_533, atNs: 1_096 * Self.ms) == .resend(slot: slot))
-        fixture.resend(slot, sentNs: 1_100 * Self.ms)
-        #expect(fixture.nack(65_533, atNs: 1_154 * Self.ms) == .tooSoon)
-        #expect(fixture.nack(65_533, atNs: 1_155 * Self.ms) == .resend(slot: slot))
+        #expect(fixture.nack(65_533, atNs: 1_077_500_000 - 1) == .tooSoon)
+        #expect(fixture.nack(65_533, atNs: 1_077_500_000) == .resend(slot: slot))
+        fixture.sent(slot)
+        #expect(fixture.nack(65_533, atNs: 1_110 * Self.ms) == .tooSoon)
+        #expect(fixture.nack(65_533, atNs: 1_115 * Self.ms) == .resend(slot: slot))
+    }
+
+    /// GStreamer asks again one repair round trip after it first asked: about an RTT later at
+    /// the sender, however late the pacer sent the repair. The old rule (5 ms + RTT from the
+    /// repair's send) refused it, and the frame waited for a keyframe.
+    @Test func aReceiverAskingAgainOneRoundTripLaterIsAnswered() throws {
+        let fixture = try Fixture()
+        let slot = fixture.slots[5]
+        #expect(fixture.nack(65_535, atNs: 1_100 * Self.ms) == .resend(slot: slot))
+        fixture.sent(slot)  // the repair left at once, and was lost on the way
+        #expect(fixture.nack(65_535, atNs: 1_150 * Self.ms) == .resend(slot: slot))
+    }
+
+    @Test func shortRoundTripsStillRefuseRepeatsWithin5ms() throws {
+        #expect(NACKResponder.repeatIntervalNs(roundTripTimeNs: 0) == 5 * Self.ms)
+        #expect(NACKResponder.repeatIntervalNs(roundTripTimeNs: 2 * Self.ms) == 5 * Self.ms)
+        #expect(NACKResponder.repeatIntervalNs(roundTripTimeNs: 200 * Self.ms) == 150 * Self.ms)
     }
 
     @Test func aPacketIsNotResentWhileACopyWaitsInThePacer() throws {
         let fixture = try Fixture()
         let slot = fixture.slots[0]
         #expect(fixture.nack(65_530, atNs: 1_060 * Self.ms) == .resend(slot: slot))
-        fixture.resend(slot, sentNs: nil)
         // Long after any RTT, but the copy has not left yet.
         #expect(fixture.nack(65_530, atNs: 3_000 * Self.ms) == .tooSoon)
         // A padding copy of a packet never resent blocks it the same way.
@@ -105,7 +126,6 @@ import Testing
         let fixture = try Fixture()
         let nowNs = 1_100 * Self.ms
         #expect(fixture.nack(65_530, atNs: nowNs) == .resend(slot: fixture.slots[0]))
-        fixture.resend(fixture.slots[0], sentNs: nil)
         for _ in 0..<100 {
             #expect(fixture.nack(65_530, atNs: nowNs) == .tooSoon)
         }

@@ -42,16 +42,15 @@ import Testing
             encodingIndex: 2, sequenceNumber: 7, captureTimeNs: 9, length: 30, headerLength: 12, isKeyframe: true, endsFrame: true,
             absoluteSendTimeOffset: 17, transportSequenceNumberOffset: 21)
         store[slot].firstSentNs = 1
-        store[slot].lastSentNs = 2
-        store[slot].timesSent = 3
+        store[slot].lastAnsweredRequestNs = 2
         store.releaseIfUnused(slot)
         #expect(store.allocate() == slot)
         let entry = store[slot]
         #expect(entry.encodingIndex == 0 && entry.sequenceNumber == 0 && entry.length == 0 && entry.headerLength == 0)
         #expect(!entry.isKeyframe && !entry.endsFrame && !entry.isInHistory)
         #expect(entry.absoluteSendTimeOffset == nil && entry.transportSequenceNumberOffset == nil)
-        #expect(entry.firstSentNs == nil && entry.lastSentNs == nil)
-        #expect(entry.timesSent == 0 && entry.queuedCopies == 0)
+        #expect(entry.firstSentNs == nil && entry.lastAnsweredRequestNs == nil)
+        #expect(entry.queuedCopies == 0)
     }
 
     /// Two copies of one packet leaving in the same batch release its slot twice; handing the slot

@@ -147,6 +147,26 @@ import Testing
         #expect(statistics.rtcpReceived.twcc == 2 && statistics.twccFeedbackReceived == 1)
     }
 
+    /// Chromium names in its transport feedback the SSRC of the packet it received last: while the
+    /// encoder is paused for congestion, that is the RTX stream the keep-alives go on. Feedback
+    /// about an RTX stream of ours counts, or the window would never reopen.
+    @Test func transportFeedbackNamingAnRTXStreamCounts() throws {
+        let driver = try SessionDriver(encodings: 1)
+        driver.send(testFrames([2_000])[0])
+        let packets = try driver.flush().map(WirePacket.init)
+        let arrivals = try packets.enumerated().map { index, packet in
+            RTCPTransportWideFeedback.PacketResult(
+                sequenceNumber: try #require(packet.transportSequenceNumber), receiveTimeUs: 5_000_000 + Int64(index) * 1_000)
+        }
+        driver.advance(byMs: 60)
+        let feedback = try RTCPTransportWideFeedback(
+            senderSSRC: 9, mediaSSRC: SessionDriver.rtxSSRC(ofEncoding: 0), feedbackPacketCount: 0, packets: arrivals)
+        driver.receive([.transportWideFeedback(feedback)])
+        driver.advance(byMs: 300)
+        driver.flush()
+        #expect(driver.lastStatistics?.twccFeedbackReceived == 1)
+    }
+
     /// RFC 3550 §6.4.1: an SR for each stream in one compound, the CNAME for each; a receiver
     /// report echoing it gives the RTT, and the loss of all our streams it covers is summed.
     @Test func senderReportsCoverEveryEncodingAndReceiverReportsGiveTheRTT() throws {
@@ -225,5 +245,134 @@ import Testing
         #expect(statistics.rtcpReceived.rejected == 2 + 803, "two unreadable, and the flood beyond the burst")
         #expect(statistics.rtcpReceived.pli == 197 && statistics.rtcpReceived.other == 1)
         #expect(statistics.keyframesOnRequest == 2, "one at once, one when the 300 ms are over")
+    }
+}
+
+/// Forward error correction: RED around the media, ULPFEC packets after the frames they protect,
+/// repairs that carry the media packet itself, and the encoder's rate less the FEC's.
+@Suite struct SendSessionFECTests {
+    @Test func mediaLeavesInREDAndTheFECThatFollowsRebuildsAnyLostPacket() throws {
+        let driver = try SessionDriver(fec: .on)
+        driver.send(testFrames([6_000])[0])  // a keyframe of six packets: 50 % FEC, three packets
+        let sent = try driver.flush().map(WirePacket.init)
+        #expect(sent.allSatisfy { $0.header.payloadType == SessionDriver.redPayloadType })
+        let unwrapped = try sent.map { try #require($0.unwrappedRED) }
+        let media = unwrapped.filter { $0[1] & 0x7F == 96 }
+        let fec = unwrapped.filter { $0[1] & 0x7F == SessionDriver.ulpfecPayloadType }
+        #expect(media.count == 6 && fec.count == 3)
+        #expect(sent.map(\.header.sequenceNumber) == (0..<9).map { 100 + UInt16($0) }, "FEC packets follow on the stream")
+        #expect(sent.compactMap(\.transportSequenceNumber) == (0..<9).map { UInt16($0) }, "and count for congestion control")
+        // Interleaved: FEC j protects every third media packet from j.
+        for (j, packet) in fec.enumerated() {
+            let header = try RTPHeader(parsing: packet)
+            let protection = try ULPFECHeader(parsing: Array(packet[header.serializedSize...]))
+            #expect(protection.protectedSequenceNumbers == [100, 103].map { $0 + UInt16(j) })
+        }
+        for lost in media {
+            let lostNumber = try RTPHeader(parsing: lost).sequenceNumber
+            let protecting = try #require(try fec.first { packet in
+                let header = try RTPHeader(parsing: packet)
+                return try ULPFECHeader(parsing: Array(packet[header.serializedSize...])).protectedSequenceNumbers.contains(lostNumber)
+            })
+            let fecHeader = try RTPHeader(parsing: protecting)
+            let recovered = ULPFECRecovery.recover(from: Array(protecting[fecHeader.serializedSize...]), ssrc: 0x1000) { number in
+                number == lostNumber ? nil : try? media.first { try RTPHeader(parsing: $0).sequenceNumber == number }
+            }
+            // FEC was made before the send-time extensions were stamped: those come back unstamped.
+            #expect(recovered.map(Self.withoutSendTimes) == Self.withoutSendTimes(lost), "packet \(lostNumber) rebuilt")
+        }
+    }
+
+    /// A packet with its abs-send-time and transport-wide number zeroed.
+    static func withoutSendTimes(_ packet: [UInt8]) -> [UInt8] {
+        guard var header = try? RTPHeader(parsing: packet) else { return packet }
+        for index in header.extensionElements.indices where [SessionDriver.absoluteSendTimeID, SessionDriver.transportWideID]
+            .contains(header.extensionElements[index].id)
+        {
+            header.extensionElements[index] = (try? RTPHeaderExtensionElement(
+                id: header.extensionElements[index].id,
+                data: [UInt8](repeating: 0, count: header.extensionElements[index].data.count))) ?? header.extensionElements[index]
+        }
+        return header.serialized() + packet[header.serializedSize...]
+    }
+
+    @Test func aRepairCarriesTheMediaPacketItselfNotItsRED() throws {
+        let driver = try SessionDriver(fec: .on)
+        driver.send(testFrames([2_500])[0])
+        driver.flush()
+        driver.advance(byMs: 30)
+        driver.receive([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: 0x1000, lostSequenceNumbers: [101]))])
+        let repair = try WirePacket(try #require(driver.flush().first))
+        #expect(repair.header.ssrc == SessionDriver.rtxSSRC(ofEncoding: 0) && repair.header.payloadType == 97)
+        let restored = try repair.bytes.withUnsafeBytes { try RTXPacket.original(ofRetransmission: $0, ssrc: 0x1000, payloadType: 96) }
+        #expect(restored.header.sequenceNumber == 101)
+        #expect(try VP8PayloadDescriptor(parsing: restored.payload).partitionIndex == 0, "a VP8 payload, not a RED block")
+    }
+
+    @Test func theEncoderGetsWhatTheFECLeaves() throws {
+        let driver = try SessionDriver(fec: .on)
+        driver.send(testFrames([500])[0])
+        driver.flush()
+        // 1500 kbit/s with one FEC packet for five on delta frames: 1250 for the media.
+        #expect(driver.takeCommands().contains(.targetBitrate(kbps: 1250)))
+    }
+
+    @Test func withoutFECAgreedNothingIsWrapped() throws {
+        let driver = try SessionDriver()
+        driver.send(testFrames([6_000])[0])
+        let sent = try driver.flush().map(WirePacket.init)
+        #expect(!sent.isEmpty && sent.allSatisfy { $0.header.payloadType == 96 })
+    }
+
+    /// Delta frames with `on` at a fifth: with no RTT measured, a group closes as soon as it holds
+    /// half an FEC packet's worth, three one-packet frames, so ten small frames bring three FEC
+    /// packets (the tenth waits for more) and no frame pays for one alone.
+    @Test func smallFramesShareAnFECPacket() throws {
+        let driver = try SessionDriver(fec: .on)
+        driver.send(testFrames([500])[0])  // a keyframe alone: its own FEC
+        var fecPackets = driver.flush().filter { try! WirePacket($0).unwrappedRED?[1] == SessionDriver.ulpfecPayloadType }.count
+        #expect(fecPackets == 1)
+        for index in 1...10 {
+            driver.advance(byMs: 33)
+            driver.send(encodedFrame([UInt8](repeating: UInt8(index), count: 300), timestampNs: 7_000_000_000 + Int64(index) * 33_000_000))
+            fecPackets += driver.flush().filter { try! WirePacket($0).unwrappedRED?[1] == SessionDriver.ulpfecPayloadType }.count
+        }
+        #expect(fecPackets == 1 + 3)
+    }
+}
+
+/// How much FEC the hybrid policy asks for.
+@Suite struct FECPolicyTests {
+    static let ms: Int64 = 1_000_000
+    let auto = FECPolicy(mode: .auto)
+
+    @Test func noLossNoFEC() {
+        #expect(auto.protection(lossFraction: 0, roundTripTimeNs: 100 * Self.ms, bytesPerFrame: 5_000) == .none)
+    }
+
+    /// Groups as large as keep four in five losses repairable: 22 packets at 1 %, 11 at 2 %, 4 at
+    /// 5 %, 2 at 10 %; delta frames at most a fifth, keyframes twice the share, at most a half.
+    @Test(arguments: [
+        (0.01, 1.0 / 22, 2.0 / 22), (0.02, 1.0 / 11, 2.0 / 11), (0.05, 0.2, 0.5), (0.10, 0.2, 0.5), (0.30, 0.2, 0.5),
+    ] as [(Double, Double, Double)])
+    func theShareKeepsFourInFiveLossesRepairable(loss: Double, delta: Double, key: Double) {
+        let protection = auto.protection(lossFraction: loss, roundTripTimeNs: 100 * Self.ms, bytesPerFrame: 5_000)
+        #expect(abs(protection.delta - delta) < 1e-9)
+        #expect(abs(protection.key - key) < 1e-9)
+    }
+
+    @Test func aShortRTTLeavesDeltaFramesToNACK() {
+        let protection = auto.protection(lossFraction: 0.05, roundTripTimeNs: 10 * Self.ms, bytesPerFrame: 5_000)
+        #expect(protection.delta == 0 && protection.key == 0.5)
+    }
+
+    @Test func smallFramesOnAShortPathGetNone() {
+        #expect(auto.protection(lossFraction: 0.05, roundTripTimeNs: 100 * Self.ms, bytesPerFrame: 800) == .none)
+        #expect(auto.protection(lossFraction: 0.05, roundTripTimeNs: 250 * Self.ms, bytesPerFrame: 800).delta == 0.2)
+    }
+
+    @Test func onProtectsEvenWithoutLossOrRTT() {
+        #expect(FECPolicy(mode: .on).protection(lossFraction: 0, roundTripTimeNs: 0, bytesPerFrame: 100).delta == 0.2)
+        #expect(FECPolicy(mode: .off).protection(lossFraction: 0.2, roundTripTimeNs: 300 * Self.ms, bytesPerFrame: 9_000) == .none)
     }
 }

@@ -19,14 +19,28 @@ final class SessionDriver {
     private let batch = RTPPacketBatch(slotCapacity: 1_200, initialSlotCount: SendSession.maximumBatchCount)
     private(set) var outputs: [SessionOutput] = []
 
+    /// The extensions of the sessions built here unless a test gives others.
+    static let defaultExtensions = HeaderExtensionIDs(absoluteSendTime: absoluteSendTimeID, transportWideSequenceNumber: transportWideID)
+    /// Monotonic 0 is 2023-11-14 22:13:20 UTC.
+    static let ntpClock = NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000)
+
     /// `encodings` media streams with SSRCs 0x1000, 0x2000, … and RTX SSRCs one above each. Unless
     /// `tuning` says otherwise, packets leave as soon as they are queued (no pacing, no probes),
     /// at 1500 kbit/s.
-    init(encodings: Int = 1, retransmission: Retransmission = .rtx, tuning: (inout SenderTuning) -> Void = { _ in }) throws {
+    /// RED's and ULPFEC's payload types when `fec` is given.
+    static let redPayloadType: UInt8 = 100
+    static let ulpfecPayloadType: UInt8 = 101
+
+    init(
+        encodings: Int = 1, retransmission: Retransmission = .rtx, fec: FECMode? = nil,
+        extensions: HeaderExtensionIDs = SessionDriver.defaultExtensions,
+        tuning: (inout SenderTuning) -> Void = { _ in }
+    ) throws {
         var senderTuning = SenderTuning(
             retransmission: retransmission,
             congestionControl: CongestionControllerConfiguration(startBitrateBps: 1_500_000, maxBitrateBps: 1_500_000, isProbingEnabled: false),
             pacing: PacerConfiguration(isPacingEnabled: false))
+        senderTuning.fec = fec ?? .off
         tuning(&senderTuning)
         let streams = (0..<encodings).map { index -> EncodingStreams in
             let media = RTPSessionParameters(
@@ -36,9 +50,9 @@ final class SessionDriver {
         }
         session = try SendSession(
             configuration: SendSessionConfiguration(
-                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97,
-                extensions: HeaderExtensionIDs(absoluteSendTime: Self.absoluteSendTimeID, transportWideSequenceNumber: Self.transportWideID)),
-            ntpClock: NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000), randomSeed: 42)
+                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97, extensions: extensions,
+                fec: fec.map { _ in FECPayloadTypes(red: Self.redPayloadType, ulpfec: Self.ulpfecPayloadType) }),
+            ntpClock: Self.ntpClock, randomSeed: 42)
     }
 
     static func ssrc(ofEncoding index: Int) -> UInt32 { UInt32(index + 1) << 12 }
@@ -127,5 +141,15 @@ struct WirePacket {
     var originalSequenceNumber: UInt16 {
         let payload = header.serializedSize
         return UInt16(bytes[payload]) << 8 | UInt16(bytes[payload + 1])
+    }
+
+    /// A RED packet's primary block as the packet it carries (RFC 2198): the header with the
+    /// block's payload type, and the block; nil when the packet is not RED.
+    var unwrappedRED: [UInt8]? {
+        guard header.payloadType == SessionDriver.redPayloadType else { return nil }
+        let size = header.serializedSize
+        var packet = Array(bytes[..<size]) + bytes[(size + 1)...]
+        packet[1] = bytes[1] & 0x80 | bytes[size] & 0x7F
+        return packet
     }
 }

@@ -8,6 +8,9 @@ import Testing
         _ = try? RTPPacket(parsing: input)
         _ = try? VP8PayloadDescriptor(parsing: input)
         _ = try? VP8PayloadHeader(parsing: input)
+        _ = try? REDHeader(parsing: input)
+        _ = try? ULPFECHeader(parsing: input)
+        _ = ULPFECRecovery.recover(from: input, ssrc: 1) { _ in input }
         var depacketizer = VP8Depacketizer(videoOrientationExtensionID: 3)
         _ = try? depacketizer.push(input)
     }

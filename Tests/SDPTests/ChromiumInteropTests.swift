@@ -65,6 +65,7 @@ struct ChromiumInteropTests {
         let answer = try SessionDescription(parsing: answerText)
         let video = try Setup.publisher.acceptAnswer(answer, to: offer)
         #expect(video.payloadType == 96 && video.rtxPayloadType == 97)
+        #expect(video.fec == FECFormats(red: 98, ulpfec: 99), "Chromium takes RED and ULPFEC")
         #expect(video.feedback == Setup.sender.feedback)
         #expect(Set(video.extensions.map(\.uri)) == Set(Setup.sender.extensions.map(\.uri)))
         #expect(output["recvonly"] == "accepted recvonly")

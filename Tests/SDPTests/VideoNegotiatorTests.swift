@@ -13,8 +13,9 @@ enum NegotiationSetup {
         extensions: [
             HeaderExtensionMapping(id: 2, uri: absoluteSendTime), HeaderExtensionMapping(id: 3, uri: transportWideCC),
             HeaderExtensionMapping(id: 13, uri: videoOrientation),
-        ])
-    static let credentials = ICECredentials(usernameFragment: "cAmR", password: "0123456789abcdefABCDEF+/")
+        ],
+        fec: FECFormats(red: 98, ulpfec: 99))
+    static let credentials = ICEParameters(usernameFragment: "cAmR", password: "0123456789abcdefABCDEF+/")
     static let fingerprint = Fingerprint(hashFunction: .sha256, digest: Array(0..<32))
     static let fingerprintLine = "a=fingerprint:sha-256 " + (0..<32).map { hexByte($0) }.joined(separator: ":")
     static let publisherTransport = LocalTransportParameters(iceCredentials: credentials, fingerprints: [fingerprint])
@@ -50,7 +51,7 @@ struct VideoNegotiatorTests {
             "s=-",
             "t=0 0",
             "a=group:BUNDLE 0",
-            "m=video 9 UDP/TLS/RTP/SAVPF 96 97",
+            "m=video 9 UDP/TLS/RTP/SAVPF 96 97 98 99",
             "c=IN IP4 0.0.0.0",
             "a=mid:0",
             "a=ice-ufrag:cAmR",
@@ -67,6 +68,8 @@ struct VideoNegotiatorTests {
             "a=rtcp-fb:96 goog-remb",
             "a=rtpmap:97 rtx/90000",
             "a=fmtp:97 apt=96",
+            "a=rtpmap:98 red/90000",
+            "a=rtpmap:99 ulpfec/90000",
             "a=rtcp-mux",
             "a=rtcp-rsize",
             "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
@@ -76,6 +79,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "",
         ].joined(separator: "\r\n"))
         #expect(try SessionDescription(parsing: offer.serialized()) == offer)
@@ -85,12 +89,13 @@ struct VideoNegotiatorTests {
         var publisher = Setup.publisher
         publisher.sender.rtxSSRC = nil
         let lines = publisher.makeOffer().lines()
-        #expect(lines.contains("m=video 9 UDP/TLS/RTP/SAVPF 96"))
+        #expect(lines.contains("m=video 9 UDP/TLS/RTP/SAVPF 96 98 99"))
         #expect(!lines.contains { $0.contains("rtx") || $0.contains("ssrc-group") })
     }
 
     /// The WHEP endpoint's answer to Chromium's recvonly offer, byte for byte: VP8 96 with RTX 97,
-    /// all five feedback types, the offer's extension ids, `a=setup:active` to `actpass`.
+    /// RED 118 and ULPFEC 120 (not the RTX of RED: repairs go as RTX of VP8), all five feedback
+    /// types, the offer's extension ids, `a=setup:active` to `actpass`.
     @Test func ourAnswerToChromiumText() throws {
         let answer = try Setup.server.makeAnswer(to: Setup.parse(.chromiumRecvonlyOffer))
         #expect(answer.sessionDescription.serialized() == [
@@ -100,7 +105,7 @@ struct VideoNegotiatorTests {
             "t=0 0",
             "a=group:BUNDLE 0",
             "a=ice-lite",
-            "m=video 40000 UDP/TLS/RTP/SAVPF 96 97",
+            "m=video 40000 UDP/TLS/RTP/SAVPF 96 97 118 120",
             "c=IN IP4 127.0.0.2",
             "a=mid:0",
             "a=ice-ufrag:cAmR",
@@ -116,6 +121,8 @@ struct VideoNegotiatorTests {
             "a=rtcp-fb:96 goog-remb",
             "a=rtpmap:97 rtx/90000",
             "a=fmtp:97 apt=96",
+            "a=rtpmap:118 red/90000",
+            "a=rtpmap:120 ulpfec/90000",
             "a=rtcp-mux",
             "a=rtcp-rsize",
             "a=extmap:2 http://www.webrtc.org/experiments/rtp-hdrext/abs-send-time",
@@ -125,6 +132,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "a=candidate:1 1 udp 2130706431 127.0.0.2 40000 typ host",
             "a=end-of-candidates",
             "",
@@ -134,13 +142,14 @@ struct VideoNegotiatorTests {
         let video = answer.video
         #expect(video.mediaIndex == 0 && video.mid == "0")
         #expect(video.payloadType == 96 && video.rtxPayloadType == 97)
+        #expect(video.fec == FECFormats(red: 118, ulpfec: 120))
         #expect(video.feedback == [.nack, .pli, .fir, .transportCC, .remb])
         #expect(video.extensions == [
             HeaderExtensionMapping(id: 2, uri: Setup.absoluteSendTime), HeaderExtensionMapping(id: 3, uri: Setup.videoOrientation),
             HeaderExtensionMapping(id: 4, uri: transportWideCC),
         ])
         #expect(video.direction == .sendonly && video.rtcpReducedSize && video.localDTLSRole == .client)
-        #expect(video.remote.iceCredentials == ICECredentials(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
+        #expect(video.remote.iceCredentials == ICEParameters(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
         #expect(video.remote.setup == .actpass && !video.remote.iceLite && video.remote.iceOptions == ["trickle"])
         #expect(video.remote.fingerprints.first?.digest.first == 0x63)
     }
@@ -275,6 +284,24 @@ struct AnswerValidationTests {
         #expect(video.direction == .sendonly && !video.rtcpReducedSize && video.localDTLSRole == .server)
         #expect(video.remote.candidates.map(\.address) == ["192.0.2.2", "fd00::2"] && video.remote.endOfCandidates)
         #expect(video.remoteSources.count == 2)
+    }
+
+    /// FEC only when we offer it, and only when the answer keeps both RED and ULPFEC as offered.
+    @Test func fecNeedsBothSidesAndBothFormats() throws {
+        var withoutFEC = Setup.server
+        withoutFEC.sender.fec = nil
+        let plain = try withoutFEC.makeAnswer(to: Setup.parse(.chromiumRecvonlyOffer))
+        #expect(plain.video.fec == nil && !plain.sessionDescription.lines().contains { $0.contains("red") || $0.contains("ulpfec") })
+
+        let offer = Setup.publisher.makeOffer()
+        var answer = try Setup.parse(.chromiumAnswerToCamrtpOffer)
+        answer.media[0].payloadFormats += [.red(payloadType: 98), .ulpfec(payloadType: 99)]
+        #expect(try Setup.publisher.acceptAnswer(answer, to: offer).fec == FECFormats(red: 98, ulpfec: 99))
+        answer.media[0].payloadFormats.removeLast()
+        #expect(try Setup.publisher.acceptAnswer(answer, to: offer).fec == nil, "RED without ULPFEC is no FEC")
+        answer.media[0].payloadFormats += [PayloadFormat(payloadType: 99, rtpmap: .ulpfec), .red(payloadType: 97)]
+        answer.media[0].payloadFormats.removeAll { $0.payloadType == 98 }
+        #expect(try Setup.publisher.acceptAnswer(answer, to: offer).fec == nil, "RED on a payload type offered for RTX")
     }
 
     @Test func anAnswerWithoutRTXNegotiatesNone() throws {

@@ -3,7 +3,7 @@
 POSTs the offer, the answer is applied and the track decoded.
 
 It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
-  {"event": "post", "status": S, "location": "...", "body": "..."}   the POST's answer
+  {"event": "post", "status": S, "location": "...", "etag": "...", "body": "..."}   the POST's answer
   {"event": "ice", "state": ...}                                      ICE connection state changes
   {"event": "frame", "n": N, "width": W, "height": H}  the first decoded picture and every 10th
   {"event": "done", "frames": N}                       after --frames pictures (or the track ended)
@@ -56,7 +56,8 @@ async def play(arguments):
         async with http.post(arguments.url, data=pc.localDescription.sdp, headers=headers) as response:
             body = await response.text()
             location = response.headers.get("Location")
-            emit("post", status=response.status, location=location, body=body if response.status != 201 else "")
+            emit("post", status=response.status, location=location, etag=response.headers.get("ETag"),
+                 body=body if response.status != 201 else "")
             if response.status != 201:
                 await pc.close()
                 return 1

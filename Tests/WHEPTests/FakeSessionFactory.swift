@@ -1,4 +1,5 @@
 import MediaCore
+import SDP
 import WHEP
 
 /// A session that records what the endpoint asked of it.
@@ -8,6 +9,9 @@ final class FakeSession: WHEPSession, @unchecked Sendable {
     private let lock = ThreadCondition()
     private var keyframes = 0
     private var closed = false
+    private var fragments: [SDPFragment] = []
+    /// The viewer's ICE credentials, as the offer would have set them.
+    private var remoteCredentials: ICEParameters? = ICEParameters(usernameFragment: "view", password: "viewerpasswordviewerpass")
 
     init(resourceID: String, ended: @escaping @Sendable () -> Void) {
         self.resourceID = resourceID
@@ -17,7 +21,26 @@ final class FakeSession: WHEPSession, @unchecked Sendable {
     func requestKeyframe() { lock.withLock { keyframes += 1 } }
     func close() async { lock.withLock { closed = true } }
 
+    /// Restarts when the credentials change (answering with `restartAnswer`), else takes the
+    /// candidates; `a=x-refuse` in a section's m= line is refused as a closed connection would be.
+    func applyICEFragment(_ fragment: SDPFragment) async throws -> SDPFragment? {
+        if fragment.sections.contains(where: { $0.mediaLine.contains("x-refuse") }) { throw WHEPPatchRejected("the WebRTC connection is closed") }
+        return lock.withLock {
+            fragments.append(fragment)
+            guard let credentials = fragment.iceCredentials, credentials != remoteCredentials else { return nil }
+            remoteCredentials = credentials
+            return Self.restartAnswer
+        }
+    }
+
+    static let restartAnswer = SDPFragment(sections: [
+        SDPFragment.Section(
+            mediaLine: "video 9 UDP/TLS/RTP/SAVPF 96", mid: "0",
+            iceCredentials: ICEParameters(usernameFragment: "srv2", password: "serverpasswordserverpass"), endOfCandidates: true),
+    ])
+
     var keyframeRequests: Int { lock.withLock { keyframes } }
+    var receivedFragments: [SDPFragment] { lock.withLock { fragments } }
     var isClosed: Bool { lock.withLock { closed } }
 }
 

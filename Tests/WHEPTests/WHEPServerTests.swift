@@ -159,15 +159,6 @@ import WHEP
         }
     }
 
-    @Test func trickleICEIsRefusedWith405() async throws {
-        try await withServer { client, _, _ in
-            let location = try #require(try await post(client).headers[.location])
-            let response = try await client.execute(
-                uri: location, method: .patch, headers: [.contentType: "application/trickle-ice-sdpfrag"], body: ByteBuffer(string: "a=end-of-candidates\r\n"))
-            #expect(response.status == .methodNotAllowed)
-        }
-    }
-
     @Test func theViewerPageIsServedFromTheBinary() async throws {
         try await withServer { client, _, _ in
             let response = try await client.execute(uri: "/", method: .get)

@@ -64,6 +64,34 @@ struct ConnectionStateMachineTests {
         #expect(late.handle(.iceFailed, nowNs: 3) == .failed(.consentExpired))
     }
 
+    /// With a grace period, a lost path after ready leaves the connection disconnected: an ICE
+    /// restart that connects within the period brings it back, and past it, it fails.
+    @Test func aLostPathWaitsForAnICERestartWithinTheGracePeriod() {
+        let graceNs: Int64 = 10_000_000_000
+        var machine = ConnectionStateMachine(connectTimeoutNs: Self.timeoutNs, disconnectedGraceNs: graceNs)
+        machine.handle(.start, nowNs: 0)
+        machine.handle(.dtlsConnected, nowNs: 1)
+        #expect(machine.handle(.iceFailed, nowNs: 100) == .disconnected)
+        #expect(machine.deadlineNs == 100 + graceNs)
+        #expect(machine.timeline.disconnections == 1)
+        #expect(machine.handle(.iceFailed, nowNs: 200) == nil)
+        #expect(machine.handle(.tick, nowNs: 100 + graceNs - 1) == nil)
+        #expect(machine.handle(.iceConnected, nowNs: 5_000) == .ready)
+        #expect(machine.deadlineNs == nil)
+        // Lost again: a new period, and past it the connection fails for good.
+        #expect(machine.handle(.iceFailed, nowNs: 20_000) == .disconnected)
+        #expect(machine.timeline.disconnections == 2)
+        #expect(machine.handle(.tick, nowNs: 20_000 + graceNs) == .failed(.consentExpired))
+        #expect(machine.handle(.iceConnected, nowNs: 30_000 + graceNs) == nil)
+
+        // DTLS closing or failing ends a disconnected connection at once.
+        var closing = ConnectionStateMachine(connectTimeoutNs: Self.timeoutNs, disconnectedGraceNs: graceNs)
+        closing.handle(.start, nowNs: 0)
+        closing.handle(.dtlsConnected, nowNs: 1)
+        closing.handle(.iceFailed, nowNs: 2)
+        #expect(closing.handle(.dtlsClosedByPeer, nowNs: 3) == .closed)
+    }
+
     @Test func failedAndClosedAreFinal() {
         var failed = ConnectionStateMachine(connectTimeoutNs: Self.timeoutNs)
         failed.handle(.start, nowNs: 0)

@@ -7,6 +7,8 @@ public struct NegotiatedVideo: Sendable, Hashable {
     public var payloadType: UInt8
     /// Nil when either side has no RTX.
     public var rtxPayloadType: UInt8?
+    /// RED and ULPFEC; nil when either side has no FEC.
+    public var fec: FECFormats?
     /// The feedback both sides support, in our preference order.
     public var feedback: [RTCPFeedback]
     /// The extensions both sides use, with the ids to write.
@@ -21,7 +23,7 @@ public struct NegotiatedVideo: Sendable, Hashable {
     public var remoteSourceGroups: [SSRCGroup]
 
     public init(
-        mediaIndex: Int, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, feedback: [RTCPFeedback],
+        mediaIndex: Int, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, fec: FECFormats? = nil, feedback: [RTCPFeedback],
         extensions: [HeaderExtensionMapping], direction: MediaDirection, rtcpReducedSize: Bool, localDTLSRole: DTLSRole,
         remote: RemoteTransportParameters, remoteSources: [SourceDescription] = [], remoteSourceGroups: [SSRCGroup] = []
     ) {
@@ -29,6 +31,7 @@ public struct NegotiatedVideo: Sendable, Hashable {
         self.mid = mid
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
+        self.fec = fec
         self.feedback = feedback
         self.extensions = extensions
         self.direction = direction
@@ -42,7 +45,7 @@ public struct NegotiatedVideo: Sendable, Hashable {
 
 /// The peer's ICE and DTLS values, for the ICE agent and the DTLS code.
 public struct RemoteTransportParameters: Sendable, Hashable {
-    public var iceCredentials: ICECredentials
+    public var iceCredentials: ICEParameters
     public var iceLite: Bool
     public var iceOptions: [String]
     public var fingerprints: [Fingerprint]
@@ -51,7 +54,7 @@ public struct RemoteTransportParameters: Sendable, Hashable {
     public var endOfCandidates: Bool
 
     public init(
-        iceCredentials: ICECredentials, iceLite: Bool = false, iceOptions: [String] = [], fingerprints: [Fingerprint],
+        iceCredentials: ICEParameters, iceLite: Bool = false, iceOptions: [String] = [], fingerprints: [Fingerprint],
         setup: SetupRole, candidates: [Candidate] = [], endOfCandidates: Bool = false
     ) {
         self.iceCredentials = iceCredentials

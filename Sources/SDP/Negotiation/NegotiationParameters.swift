@@ -16,6 +16,8 @@ public struct LocalVideoSender: Sendable, Hashable {
     public var direction: MediaDirection
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8
+    /// RED and ULPFEC's payload types in our offers; nil: FEC neither offered nor accepted.
+    public var fec: FECFormats?
     public var mid: String
     /// Whether we accept reduced-size RTCP (RFC 5506); answered only when the offer has it too.
     public var acceptsReducedSizeRTCP: Bool
@@ -23,7 +25,7 @@ public struct LocalVideoSender: Sendable, Hashable {
     public init(
         ssrc: UInt32, rtxSSRC: UInt32? = nil, cname: String, streamID: MediaStreamID? = nil, feedback: [RTCPFeedback],
         extensions: [HeaderExtensionMapping], direction: MediaDirection = .sendonly, payloadType: UInt8 = 96,
-        rtxPayloadType: UInt8 = 97, mid: String = "0", acceptsReducedSizeRTCP: Bool = true
+        rtxPayloadType: UInt8 = 97, fec: FECFormats? = nil, mid: String = "0", acceptsReducedSizeRTCP: Bool = true
     ) {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
@@ -34,6 +36,7 @@ public struct LocalVideoSender: Sendable, Hashable {
         self.direction = direction
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
+        self.fec = fec
         self.mid = mid
         self.acceptsReducedSizeRTCP = acceptsReducedSizeRTCP
     }
@@ -45,7 +48,7 @@ public struct LocalVideoSender: Sendable, Hashable {
 /// Our ICE and DTLS values, produced by the ICE agent and the DTLS code and carried into the
 /// description as they are.
 public struct LocalTransportParameters: Sendable, Hashable {
-    public var iceCredentials: ICECredentials
+    public var iceCredentials: ICEParameters
     /// `a=ice-lite` (RFC 8445 section 2.5): a server that only answers checks.
     public var iceLite: Bool
     public var iceOptions: [String]
@@ -58,7 +61,7 @@ public struct LocalTransportParameters: Sendable, Hashable {
     public var preferredAnswerRole: DTLSRole
 
     public init(
-        iceCredentials: ICECredentials, iceLite: Bool = false, iceOptions: [String] = ["trickle"], fingerprints: [Fingerprint],
+        iceCredentials: ICEParameters, iceLite: Bool = false, iceOptions: [String] = ["trickle"], fingerprints: [Fingerprint],
         candidates: [Candidate] = [], endOfCandidates: Bool = false, preferredAnswerRole: DTLSRole = .client
     ) {
         self.iceCredentials = iceCredentials

@@ -14,13 +14,14 @@ public struct VideoNegotiator: Sendable {
     }
 
     /// Our offer: one `UDP/TLS/RTP/SAVPF` video section, bundled, `a=setup:actpass`, VP8 with
-    /// our feedback, RTX when we have an RTX SSRC, and our extensions.
+    /// our feedback, RTX when we have an RTX SSRC, RED and ULPFEC when we have FEC, our
+    /// extensions, and receiver reference time reports (we answer them).
     public func makeOffer() -> SessionDescription {
         let section = videoSection(
             transportProtocol: .udpTLSRTPSAVPF, mid: sender.mid, payloadType: sender.payloadType,
-            rtxPayloadType: sender.rtxSSRC == nil ? nil : sender.rtxPayloadType, feedback: sender.feedback,
+            rtxPayloadType: sender.rtxSSRC == nil ? nil : sender.rtxPayloadType, fec: sender.fec, feedback: sender.feedback,
             extensions: sender.extensions, direction: sender.direction, setup: .actpass,
-            reducedSizeRTCP: sender.acceptsReducedSizeRTCP)
+            reducedSizeRTCP: sender.acceptsReducedSizeRTCP, receiverReferenceTimeReports: true)
         var offer = SessionDescription(origin: origin, media: [section])
         offer.groups = [.bundle([sender.mid])]
         offer.iceLite = transport.iceLite
@@ -41,8 +42,10 @@ public struct VideoNegotiator: Sendable {
     }
 
     /// The answer's video section for `offer` alone, with its index and what it agrees on:
-    /// the first VP8 payload type and its RTX (by `apt`), our feedback that the offer lists,
-    /// the offer's ids for the extensions we write, and the setup role flipped (RFC 8842 section 5.3).
+    /// the first VP8 payload type and its RTX (by `apt`), RED and ULPFEC when both sides have
+    /// them (our repairs go as RTX of VP8, so RTX of RED is not answered), our feedback that the offer lists,
+    /// the offer's ids for the extensions we write, receiver reference time reports when offered
+    /// (RFC 3611 section 5.1), and the setup role flipped (RFC 8842 section 5.3).
     public func answerVideoSection(
         to offer: SessionDescription
     ) throws(SDPNegotiationError) -> (index: Int, section: MediaDescription, video: NegotiatedVideo) {
@@ -72,6 +75,7 @@ public struct VideoNegotiator: Sendable {
         let offeredFeedback = offered.feedback(for: vp8.payloadType)
         let feedback = sender.feedback.filter(offeredFeedback.contains)
         let rtx = sender.rtxSSRC == nil ? nil : offered.retransmissionFormat(for: vp8.payloadType)?.payloadType
+        let fec = sender.fec == nil ? nil : FECFormats(in: offered)
         let ourURIs = Set(sender.extensions.map(\.uri))
         var answeredURIs = Set<String>()
         let extensions = offer.extensions(for: offered).filter { ourURIs.contains($0.uri) && answeredURIs.insert($0.uri).inserted }
@@ -80,10 +84,10 @@ public struct VideoNegotiator: Sendable {
 
         let section = videoSection(
             transportProtocol: offered.transportProtocol, mid: offered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx,
-            feedback: feedback, extensions: extensions, direction: direction, setup: localRole.setupRole,
-            reducedSizeRTCP: reducedSize)
+            fec: fec, feedback: feedback, extensions: extensions, direction: direction, setup: localRole.setupRole,
+            reducedSizeRTCP: reducedSize, receiverReferenceTimeReports: offered.hasReceiverReferenceTimeReports)
         let video = NegotiatedVideo(
-            mediaIndex: index, mid: offered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, feedback: feedback,
+            mediaIndex: index, mid: offered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback,
             extensions: extensions, direction: direction, rtcpReducedSize: reducedSize, localDTLSRole: localRole, remote: remote,
             remoteSources: offered.sources, remoteSourceGroups: offered.sourceGroups)
         return (index, section, video)
@@ -116,6 +120,11 @@ public struct VideoNegotiator: Sendable {
         let rtx = offered.retransmissionFormat(for: vp8.payloadType).flatMap { offeredRTX in
             answered.retransmissionFormat(for: vp8.payloadType)?.payloadType == offeredRTX.payloadType ? offeredRTX.payloadType : nil
         }
+        // RED and ULPFEC are agreed when the answer keeps both as offered.
+        let fec = FECFormats(in: answered).flatMap { agreed in
+            offered.payloadFormat(agreed.red)?.matches(.red) == true && offered.payloadFormat(agreed.ulpfec)?.matches(.ulpfec) == true
+                ? agreed : nil
+        }
         let answeredFeedback = answered.feedback(for: vp8.payloadType)
         let feedback = sender.feedback.filter(answeredFeedback.contains)
         let offeredExtensions = offer.extensions(for: offered)
@@ -134,20 +143,22 @@ public struct VideoNegotiator: Sendable {
             throw .invalidAnswerDirection(offered: offeredDirection, answered: answeredDirection)
         }
         return NegotiatedVideo(
-            mediaIndex: index, mid: answered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, feedback: feedback,
+            mediaIndex: index, mid: answered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback,
             extensions: extensions, direction: direction, rtcpReducedSize: offered.rtcpReducedSize && answered.rtcpReducedSize,
             localDTLSRole: localRole, remote: remote, remoteSources: answered.sources, remoteSourceGroups: answered.sourceGroups)
     }
 
     /// Our video section, for an offer or an answer.
     private func videoSection(
-        transportProtocol: TransportProtocol, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, feedback: [RTCPFeedback],
-        extensions: [HeaderExtensionMapping], direction: MediaDirection, setup: SetupRole, reducedSizeRTCP: Bool
+        transportProtocol: TransportProtocol, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, fec: FECFormats?,
+        feedback: [RTCPFeedback], extensions: [HeaderExtensionMapping], direction: MediaDirection, setup: SetupRole,
+        reducedSizeRTCP: Bool, receiverReferenceTimeReports: Bool
     ) -> MediaDescription {
         var formats = [PayloadFormat.vp8(payloadType: payloadType, feedback: feedback)]
         if let rtxPayloadType {
             formats.append(.retransmission(payloadType: rtxPayloadType, associatedPayloadType: payloadType))
         }
+        formats += fec?.payloadFormats ?? []
         let (port, connection) = transport.defaultAddress
         var section = MediaDescription(kind: .video, port: port, transportProtocol: transportProtocol, payloadFormats: formats)
         section.connection = connection
@@ -160,6 +171,7 @@ public struct VideoNegotiator: Sendable {
         section.rtcpMux = true
         section.rtcpReducedSize = reducedSizeRTCP
         section.extensions = extensions
+        if receiverReferenceTimeReports { section.otherAttributes.append(.receiverReferenceTimeReports) }
         if direction.sends {
             section.streamIDs = sender.streamID.map { [$0] } ?? []
             section.sources = [SourceDescription(ssrc: sender.ssrc, cname: sender.cname)]

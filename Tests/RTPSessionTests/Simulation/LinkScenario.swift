@@ -28,6 +28,8 @@ struct LinkScenario {
     /// How the sender repairs what the receiver NACKs (`off` also stops the receiver NACKing);
     /// padding and probes copy media as RTX too, as a WebRTC sender's do.
     var retransmission = Retransmission.rtx
+    /// RED + ULPFEC beside NACK; the receiver rebuilds what FEC can.
+    var fec = FECMode.off
     /// The receiver's jitter buffer: a frame not complete this long after its place in the
     /// stream's timeline is lost (GStreamer's `latency`).
     var jitterBufferNs: Int64 = 200_000_000

@@ -15,6 +15,7 @@ struct NetworkSimulation {
     static let mediaSSRC: UInt32 = 0x5EED_0001
     static let rtxSSRC: UInt32 = 0x5EED_0002
     static let rtxPayloadType: UInt8 = 97
+    static let fecPayloadTypes = FECPayloadTypes(red: 98, ulpfec: 99)
     static let transportWideExtensionID: UInt8 = 3
 
     private let scenario: LinkScenario
@@ -48,7 +49,7 @@ struct NetworkSimulation {
         endNs = Int64(scenario.durationSeconds * 1e9)
         let usesTransportFeedback = if case .transportWide = scenario.feedback { true } else { false }
         let tuning = SenderTuning(
-            retransmission: scenario.retransmission,
+            retransmission: scenario.retransmission, fec: scenario.fec,
             congestionControl: CongestionControllerConfiguration(
                 startBitrateBps: scenario.startBitrateBps, maxBitrateBps: scenario.maxBitrateBps),
             pacing: PacerConfiguration(isPacingEnabled: scenario.isPacingEnabled))
@@ -56,7 +57,8 @@ struct NetworkSimulation {
         let configuration = SendSessionConfiguration(
             tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: Self.rtxSSRC)], payloadType: 96,
             rtxPayloadType: Self.rtxPayloadType,
-            extensions: HeaderExtensionIDs(transportWideSequenceNumber: usesTransportFeedback ? Self.transportWideExtensionID : nil))
+            extensions: HeaderExtensionIDs(transportWideSequenceNumber: usesTransportFeedback ? Self.transportWideExtensionID : nil),
+            fec: scenario.fec == .off ? nil : Self.fecPayloadTypes)
         do {
             session = try SendSession(
                 configuration: configuration, ntpClock: NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000),
@@ -73,7 +75,7 @@ struct NetworkSimulation {
             outageNs: scenario.outage.map { Int64($0.fromSeconds * 1e9)..<Int64($0.toSeconds * 1e9) }, seed: scenario.seed)
         let feedbackIntervalNs: Int64? = if case .transportWide(let intervalNs) = scenario.feedback { intervalNs } else { nil }
         receiver = SimulatedReceiver(configuration: SimulatedReceiver.Configuration(
-            mediaSSRC: Self.mediaSSRC, rtxPayloadType: Self.rtxPayloadType,
+            mediaSSRC: Self.mediaSSRC, rtxPayloadType: Self.rtxPayloadType, fec: scenario.fec == .off ? nil : Self.fecPayloadTypes,
             transportWideExtensionID: usesTransportFeedback ? Self.transportWideExtensionID : nil,
             feedbackIntervalNs: feedbackIntervalNs, rembBps: scenario.rembBps, isNACKing: scenario.retransmission != .off,
             nackRetryIntervalNs: scenario.nackRetryIntervalNs,
@@ -109,6 +111,7 @@ struct NetworkSimulation {
         result.keyframes = encoder.keyframes
         result.nacksSent = receiver.nacksSent
         result.plisSent = receiver.plisSent
+        result.packetsRecoveredByFEC = receiver.packetsRecoveredByFEC
         session.drainOutputs { if case .sink(.statistics(let statistics)) = $0 { result.statistics = statistics } }
     }
 
@@ -189,9 +192,20 @@ struct NetworkSimulation {
             isCopy = highestMediaSequenceNumber.map { Int16(bitPattern: sequenceNumber &- $0) <= 0 } ?? false
             if !isCopy { highestMediaSequenceNumber = sequenceNumber }
         }
-        if isCopy { result.copiesSentNs.append(nowNs) }
+        if isCopy {
+            result.copiesSentNs.append(nowNs)
+        } else if !isFEC(bytes) {
+            result.mediaBytesSent += bytes.count
+        }
         return SimulatedPacket(
             bytes: bytes, isCopy: isCopy, captureTimeNs: Int64(timestamp) * 1_000_000_000 / 90_000, sendTimeNs: nowNs)
+    }
+
+    /// Whether `bytes` is an ULPFEC packet in RED: the RED header follows the fixed header and
+    /// the extensions.
+    private func isFEC(_ bytes: [UInt8]) -> Bool {
+        guard bytes[1] & 0x7F == Self.fecPayloadTypes.red, let header = try? RTPHeader(parsing: bytes) else { return false }
+        return bytes.count > header.serializedSize && bytes[header.serializedSize] & 0x7F == Self.fecPayloadTypes.ulpfec
     }
 
     private mutating func deliver(_ packet: SimulatedPacket, arrivalNs: Int64) {

@@ -1,5 +1,7 @@
 import RTCP
 import RTP
+import RTPSession
+import TestSupport
 
 /// The receiving end, as GStreamer's rtpbin (and a browser) behaves towards a sender: it reads
 /// the real packets the session wrote and answers with real RTCP.
@@ -16,10 +18,13 @@ import RTP
 ///   (the first packet's arrival plus its RTP time since). It is intact when all its packets
 ///   arrived by then and it is a keyframe or follows the last intact frame without a gap; a
 ///   broken frame brings a PLI, repeated every 300 ms until a keyframe plays.
+/// - RED (RFC 2198) is unwrapped, and an ULPFEC packet (RFC 5109) rebuilds the one packet it
+///   protects that is missing, as soon as the others are in; a rebuilt packet counts as arrived.
 struct SimulatedReceiver {
     struct Configuration {
         var mediaSSRC: UInt32
         var rtxPayloadType: UInt8?
+        var fec: FECPayloadTypes?
         var transportWideExtensionID: UInt8?
         var feedbackIntervalNs: Int64?
         var rembBps: Int64?
@@ -36,6 +41,8 @@ struct SimulatedReceiver {
         var firstSequenceNumber: Int64?
         var lastSequenceNumber: Int64?
         var isKeyframe = false
+        /// The VP8 PictureID, which counts encoded frames: a gap in it is a frame missing.
+        var pictureID: UInt16?
         var playoutNs: Int64
     }
 
@@ -52,6 +59,7 @@ struct SimulatedReceiver {
     private(set) var framesBroken = 0
     private(set) var nacksSent = 0
     private(set) var plisSent = 0
+    private(set) var packetsRecoveredByFEC = 0
     /// The arrival of each intact frame's completing packet, less its place in the timeline.
     private(set) var frameDelaysNs: [Int64] = []
 
@@ -66,13 +74,16 @@ struct SimulatedReceiver {
     private var highestSequenceNumber: Int64 = -1
     /// When each media packet first arrived, for the frames still to play.
     private var arrivalsByPacket: [Int64: Int64] = [:]
+    /// The media packets received, whole, and the FEC payloads still of use, for recovery.
+    private var packetsBySequenceNumber: [Int64: [UInt8]] = [:]
+    private var fecPayloads: [[UInt8]] = []
     private var receivedCount = 0
     private var missing: [Int64: (detectedNs: Int64, nextNACKNs: Int64, firstNACKNs: Int64?)] = [:]
     private var repairRoundTripNs: Int64?
     private var firstTimestamp: UInt32?
     private var timelineStartNs: Int64 = 0
     private var frames: [Int64: Frame] = [:]
-    private var lastIntactSequenceNumber: Int64?
+    private var lastIntactPictureID: UInt16?
     private var awaitingKeyframe = false
     private var nextPictureLossNs: Int64?
     private var nextPLIFloodNs: Int64?
@@ -103,6 +114,43 @@ struct SimulatedReceiver {
 
     mutating func receive(_ packet: [UInt8], arrivalNs: Int64) {
         guard let (header, headerSize) = try? packet.withUnsafeBytes({ try RTPHeader.parse(prefixOf: $0) }) else { return }
+        recordTransportArrival(header, arrivalNs: arrivalNs)
+        if let fec = configuration.fec, header.payloadType == fec.red, header.ssrc == configuration.mediaSSRC {
+            guard let red = try? REDHeader(parsing: Array(packet[headerSize...])), red.redundantBlocks.isEmpty else { return }
+            var inner = Array(packet[..<headerSize]) + packet[(headerSize + REDHeader.primaryHeaderSize)...]
+            inner[1] = packet[1] & 0x80 | red.primaryPayloadType
+            if red.primaryPayloadType == fec.ulpfec {
+                _ = noteArrival(of: header.sequenceNumber, arrivalNs: arrivalNs)
+                fecPayloads.append(Array(inner[headerSize...]))
+            } else {
+                receivePacket(inner, header: header, headerSize: headerSize, arrivalNs: arrivalNs)
+            }
+        } else {
+            receivePacket(packet, header: header, headerSize: headerSize, arrivalNs: arrivalNs)
+        }
+        if !fecPayloads.isEmpty { recoverWithFEC(arrivalNs: arrivalNs) }
+    }
+
+    private mutating func receivePacket(_ packet: [UInt8], header: RTPHeader, headerSize: Int, arrivalNs: Int64) {
+        var media = packet
+        var payloadStart = headerSize
+        if header.payloadType == configuration.rtxPayloadType, header.ssrc != configuration.mediaSSRC {
+            guard let original = try? packet.withUnsafeBytes({
+                try RTXPacket.original(ofRetransmission: $0, ssrc: configuration.mediaSSRC, payloadType: 96)
+            }) else { return }
+            media = original.serialized()
+            payloadStart = original.header.serializedSize
+        } else if header.ssrc != configuration.mediaSSRC {
+            return
+        }
+        let sequenceNumber = UInt16(media[2]) << 8 | UInt16(media[3])
+        packetsBySequenceNumber[firstSequenceNumber == nil ? Int64(sequenceNumber) : Self.unwrap(sequenceNumber, near: highestSequenceNumber)] = media
+        receiveMedia(
+            sequenceNumber: sequenceNumber, timestamp: header.timestamp, marker: header.marker,
+            payload: Array(media[payloadStart...]), arrivalNs: arrivalNs)
+    }
+
+    private mutating func recordTransportArrival(_ header: RTPHeader, arrivalNs: Int64) {
         if let id = configuration.transportWideExtensionID, let element = header.extensionElements.first(where: { $0.id == id }),
             let number = try? TransportWideSequenceNumber(element: element)
         {
@@ -110,18 +158,31 @@ struct SimulatedReceiver {
             highestTransport = max(highestTransport, unwrapped)
             transportArrivals.append((unwrapped, arrivalNs + Self.clockOffsetNs))
         }
-        var payloadStart = headerSize
-        var sequenceNumber = header.sequenceNumber
-        if header.payloadType == configuration.rtxPayloadType, header.ssrc != configuration.mediaSSRC {
-            guard packet.count >= headerSize + 2 else { return }
-            sequenceNumber = UInt16(packet[headerSize]) << 8 | UInt16(packet[headerSize + 1])
-            payloadStart += 2
-        } else if header.ssrc != configuration.mediaSSRC {
-            return
+    }
+
+    /// Rebuilds every packet an FEC payload at hand can, until none can; forgets FEC with
+    /// nothing left to rebuild.
+    private mutating func recoverWithFEC(arrivalNs: Int64) {
+        var recoveredAny = true
+        while recoveredAny {
+            recoveredAny = false
+            for fec in fecPayloads {
+                let highest = highestSequenceNumber
+                let packets = packetsBySequenceNumber
+                guard let recovered = ULPFECRecovery.recover(from: fec, ssrc: configuration.mediaSSRC, received: { number in
+                    packets[Self.unwrap(number, near: highest)]
+                }), let (header, headerSize) = try? recovered.withUnsafeBytes({ try RTPHeader.parse(prefixOf: $0) }) else { continue }
+                packetsRecoveredByFEC += 1
+                receivePacket(recovered, header: header, headerSize: headerSize, arrivalNs: arrivalNs)
+                recoveredAny = true
+            }
         }
-        receiveMedia(
-            sequenceNumber: sequenceNumber, timestamp: header.timestamp, marker: header.marker,
-            payload: Array(packet[payloadStart...]), arrivalNs: arrivalNs)
+        let oldest = highestSequenceNumber - 200
+        fecPayloads.removeAll { fec in
+            guard let header = try? ULPFECHeader(parsing: fec) else { return true }
+            let protected = header.protectedSequenceNumbers.map { Self.unwrap($0, near: highestSequenceNumber) }
+            return protected.allSatisfy { packetsBySequenceNumber[$0] != nil } || protected.allSatisfy { $0 < oldest }
+        }
     }
 
     /// The sender's RTCP: the SR's NTP time is what a receiver report echoes.
@@ -132,7 +193,9 @@ struct SimulatedReceiver {
         }
     }
 
-    private mutating func receiveMedia(sequenceNumber value: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8], arrivalNs: Int64) {
+    /// A packet of the media stream's sequence (media or FEC) arrived: gaps before it are NACKed,
+    /// a repair that fills one is timed. Returns its extended number.
+    private mutating func noteArrival(of value: UInt16, arrivalNs: Int64) -> Int64 {
         let sequenceNumber = firstSequenceNumber == nil ? Int64(value) : Self.unwrap(value, near: highestSequenceNumber)
         if firstSequenceNumber == nil {
             firstSequenceNumber = sequenceNumber
@@ -146,6 +209,13 @@ struct SimulatedReceiver {
             let sampleNs = arrivalNs - askedNs
             repairRoundTripNs = repairRoundTripNs.map { (sampleNs + 7 * $0) / 8 } ?? sampleNs
         }
+        return sequenceNumber
+    }
+
+    private mutating func receiveMedia(
+        sequenceNumber value: UInt16, timestamp: UInt32, marker: Bool, payload: [UInt8], arrivalNs: Int64
+    ) {
+        let sequenceNumber = noteArrival(of: value, arrivalNs: arrivalNs)
         guard arrivalsByPacket[sequenceNumber] == nil else { return }
         receivedCount += 1
         arrivalsByPacket[sequenceNumber] = arrivalNs
@@ -162,6 +232,7 @@ struct SimulatedReceiver {
             frame.firstSequenceNumber = sequenceNumber
             let tag = payload.count > descriptor.serializedSize ? payload[descriptor.serializedSize] : 1
             frame.isKeyframe = tag & 0x01 == 0
+            frame.pictureID = descriptor.pictureID?.value
         }
         if marker { frame.lastSequenceNumber = sequenceNumber }
         frames[time] = frame
@@ -270,7 +341,7 @@ struct SimulatedReceiver {
                 framesIntact += 1
                 awaitingKeyframe = false
                 nextPictureLossNs = nil
-                lastIntactSequenceNumber = frame.lastSequenceNumber
+                lastIntactPictureID = frame.pictureID
                 let completedNs = (frame.firstSequenceNumber!...frame.lastSequenceNumber!).compactMap { arrivalsByPacket[$0] }.max() ?? nowNs
                 frameDelaysNs.append(completedNs - (frame.playoutNs - configuration.jitterBufferNs))
             } else {
@@ -283,14 +354,19 @@ struct SimulatedReceiver {
         }
         // What a played frame's packets were no longer matters, beyond a margin for late ones.
         arrivalsByPacket = arrivalsByPacket.filter { $0.key > highestSequenceNumber - 2_000 }
+        packetsBySequenceNumber = packetsBySequenceNumber.filter { $0.key > highestSequenceNumber - 300 }
     }
 
-    /// Complete, and decodable: a keyframe, or the frame right after the last intact one.
+    /// Complete, and decodable: a keyframe, or the frame right after the last intact one by its
+    /// PictureID, as libwebrtc's VP8 reference finder judges it (FEC packets between frames take
+    /// sequence numbers, so the sequence cannot tell).
     private func isIntact(_ frame: Frame) -> Bool {
         guard let first = frame.firstSequenceNumber, let last = frame.lastSequenceNumber, first <= last,
             (first...last).allSatisfy({ arrivalsByPacket[$0].map { $0 <= frame.playoutNs } ?? false })
         else { return false }
-        return frame.isKeyframe || (!awaitingKeyframe && lastIntactSequenceNumber == first - 1)
+        guard !frame.isKeyframe else { return true }
+        guard !awaitingKeyframe, let lastIntact = lastIntactPictureID, let pictureID = frame.pictureID else { return false }
+        return pictureID == (lastIntact + 1) & 0x7FFF
     }
 
     /// The value of a 16-bit counter nearest `reference`.

@@ -47,11 +47,14 @@ struct SimulationResult {
     var keyframes = 0
     var nacksSent = 0
     var plisSent = 0
+    var packetsRecoveredByFEC = 0
     /// Keyframe requests the session passed to the encoder.
     var keyframeRequestsForwarded = 0
     /// Milliseconds in which the session said something was due and did nothing about it, which
     /// a real send loop would spend spinning.
     var spinningMs = 0
+    /// Bytes of new media sent (not copies, not FEC).
+    var mediaBytesSent = 0
     /// When each copy (retransmission, padding, keep-alive) left the sender.
     var copiesSentNs: [Int64] = []
     /// The session's last statistics.

@@ -1,17 +1,18 @@
 import Glibc
 
-/// Turns a STUN server's host into the address literal libnice's `stun-server` property takes
-/// (it resolves nothing itself). Blocking: runs on the agent's thread.
-enum STUNServerResolver {
-    /// The first IPv4 address of `server.host`, else its first IPv6 address.
-    static func resolve(_ server: STUNServerAddress) throws(ICEError) -> String {
+/// Turns a STUN or TURN server's host into the address literal libnice takes (it resolves
+/// nothing itself). Blocking: runs on the agent's thread.
+enum ServerAddressResolver {
+    /// The first IPv4 address of `host`, else its first IPv6 address. `server` names it in the
+    /// error (`STUN server stun.example.org`).
+    static func resolve(_ host: String, server: String) throws(ICEError) -> String {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_DGRAM.rawValue)
         hints.ai_protocol = Int32(IPPROTO_UDP)
         var results: UnsafeMutablePointer<addrinfo>?
-        let status = getaddrinfo(server.host, nil, &hints, &results)
+        let status = getaddrinfo(host, nil, &hints, &results)
         guard status == 0, let results else {
-            throw ICEError("resolve STUN server \(server.host)", detail: String(cString: gai_strerror(status)))
+            throw ICEError("resolve \(server)", detail: String(cString: gai_strerror(status)))
         }
         defer { freeaddrinfo(results) }
         var addresses: [(family: Int32, text: String)] = []
@@ -20,7 +21,7 @@ enum STUNServerResolver {
             addresses.append((entry.pointee.ai_family, text))
         }
         guard let chosen = addresses.first(where: { $0.family == AF_INET }) ?? addresses.first else {
-            throw ICEError("resolve STUN server \(server.host)", detail: "no IPv4 or IPv6 address")
+            throw ICEError("resolve \(server)", detail: "no IPv4 or IPv6 address")
         }
         return chosen.text
     }
