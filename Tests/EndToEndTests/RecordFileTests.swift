@@ -126,16 +126,22 @@ extension EndToEnd {
             #expect(try ivfFrames(output) == (5, 5))
         }
 
+        /// `frames` of ffmpeg's cellular automaton (a lavfi `source`), all detail, as a Y4M file.
+        func cellularAutomaton(_ source: String, frames: Int) throws -> String {
+            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
+            let path = folder.file("cells.y4m")
+            let made = try ExternalTool("ffmpeg").run([
+                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", source, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-y", path,
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            return path
+        }
+
         /// A cellular automaton is all detail; at 400 kbit/s a live stream drops most of it to
         /// hold the rate, but a recording, like vpxenc, keeps every frame.
         @Test func aRecordingKeepsEveryFrameWhateverTheBitrate() throws {
-            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
-            let input = folder.file("cells.y4m"), output = folder.file("cells.ivf"), stats = folder.file("stats.json")
-            let made = try ExternalTool("ffmpeg").run([
-                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "cellauto=s=321x241:rate=30", "-frames:v", "40",
-                "-pix_fmt", "yuv420p", "-y", input,
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
+            let input = try cellularAutomaton("cellauto=s=321x241:rate=30", frames: 40)
+            let output = folder.file("cells.ivf"), stats = folder.file("stats.json")
             let result = try record(["--source", "y4m:\(input)", "--bitrate", "400", "--out", output, "--stats-json", stats])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try ivfFrames(output) == (40, 40))
@@ -148,14 +154,9 @@ extension EndToEnd {
         /// deadline, speed, threads, bitrate and keyframes), not as a stream: on a clip that is all
         /// detail, every frame of the IVF is byte for byte vpxenc's, the keyframe uncapped.
         @Test func aRecordingIsWhatVpxencWritesAtTheSameSettings() throws {
-            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
             try #require(ExternalTool.locate("vpxenc") != nil, "vpxenc is needed: apt-get install vpx-tools")
-            let input = folder.file("cells.y4m"), ours = folder.file("camrtp.ivf"), theirs = folder.file("vpxenc.ivf")
-            let made = try ExternalTool("ffmpeg").run([
-                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "cellauto=s=320x240:rate=30:seed=7", "-frames:v", "30",
-                "-pix_fmt", "yuv420p", "-y", input,
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
+            let input = try cellularAutomaton("cellauto=s=320x240:rate=30:seed=7", frames: 30)
+            let ours = folder.file("camrtp.ivf"), theirs = folder.file("vpxenc.ivf")
             let result = try record([
                 "--source", "y4m:\(input)", "--bitrate", "300", "--threads", "1", "--cpu-used=-6", "--keyframe-interval", "0", "--out", ours,
             ])
