@@ -18,7 +18,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzer"]),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "CameraRTP", package: "camrtp")]),
     ] + fuzzTargets.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport", .product(name: "CameraRTP", package: "camrtp")])
     },

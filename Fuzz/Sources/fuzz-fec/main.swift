@@ -7,21 +7,6 @@
 import FuzzSupport
 import RTP
 
-/// What parses must write back out in `serializedSize` bytes, and read back to the same value.
-func checkRoundTrip<Value: WireFormat & Equatable>(_ value: Value) {
-    let size = value.serializedSize
-    withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { buffer in
-        do throws(WireFormatError) {
-            let written = try value.serialize(into: buffer)
-            fuzzCheck(written == size, "\(Value.self): wrote \(written) bytes, serializedSize is \(size)")
-            let reparsed = try Value(parsing: UnsafeRawBufferPointer(rebasing: buffer[..<written]))
-            fuzzCheck(reparsed == value, "\(Value.self): \(value) reads back as \(reparsed)")
-        } catch {
-            fuzzCheck(false, "\(Value.self): \(value) does not round-trip: \(error)")
-        }
-    }
-}
-
 /// An ULPFEC payload's headers: within the payload, at most 48 packets from SN base.
 func checkFEC(_ payload: UnsafeRawBufferPointer) {
     guard let fec = try? ULPFECHeader(parsing: payload) else { return }
