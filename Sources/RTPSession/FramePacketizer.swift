@@ -18,7 +18,7 @@ struct FramePacketizer {
         self.encodingIndex = encodingIndex
         let parameters = configuration.encodings[encodingIndex].media
         stream = try RTPStream(parameters: parameters, payloadType: configuration.payloadType, extensions: configuration.extensions)
-        payloader = VP8Payloader(initialPictureID: parameters.initialPictureID)
+        payloader = VP8Payloader(initialPictureID: parameters.initialPictureID, initialTL0PictureIndex: parameters.initialTL0PictureIndex)
         packetCapacity = configuration.tuning.mtu - protectionOverhead - configuration.retransmissionOverhead
             - configuration.fecOverhead(headerSize: stream.headerSize + stream.orientationCost)
     }
@@ -28,8 +28,12 @@ struct FramePacketizer {
         let orientation = stream.sendsOrientation(frame.rotation, previous: lastRotation, isKeyframe: frame.isKeyframe)
             ? frame.rotation : nil
         lastRotation = frame.rotation
+        let temporalLayer = frame.temporalLayer.map {
+            VP8PayloadDescriptor.TemporalLayer(index: UInt8(truncatingIfNeeded: $0.index), isLayerSync: $0.isLayerSync)
+        }
         let split = try payloader.split(
-            frameSize: frame.data.count, isDroppable: frame.isDroppable, payloadCapacity: packetCapacity - stream.headerSize,
+            frameSize: frame.data.count, isDroppable: frame.isDroppable, temporalLayer: temporalLayer,
+            payloadCapacity: packetCapacity - stream.headerSize,
             lastPacketReduction: orientation == nil ? 0 : stream.orientationCost)
         return (split, orientation)
     }

@@ -75,7 +75,8 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
     /// extension IDs, and an MTU that must carry a header with every extension, the VP8
-    /// descriptor, a byte of payload, `protectionOverhead` (the SRTP tag) and the RTX prefix.
+    /// descriptor (with a temporal layer's fields), a byte of payload, `protectionOverhead` (the
+    /// SRTP tag) and the RTX prefix.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
@@ -91,7 +92,7 @@ public struct SendSessionConfiguration: Sendable {
             guard Set(types).count == types.count else { throw .fecPayloadTypesClash }
         }
         let stream = try RTPStream(parameters: encodings[0].media, payloadType: payloadType, extensions: extensions)
-        let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.descriptorSize + 1 + protectionOverhead
+        let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.layeredDescriptorSize + 1 + protectionOverhead
             + retransmissionOverhead + fecOverhead(headerSize: stream.headerSize + stream.orientationCost)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
