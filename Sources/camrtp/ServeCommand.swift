@@ -43,6 +43,7 @@ struct ServeCommand: CamrtpCommand {
     @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var layers: LayerOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -66,10 +67,10 @@ struct ServeCommand: CamrtpCommand {
         let server = WHEPServer(
             configuration: serverConfiguration,
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
-        let pipeline = try StreamPipeline(
-            source: source,
-            configuration: adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0),
-            sink: fanout)
+        var pipelineConfiguration = adapt.pipelineConfiguration(
+            for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
+        layers.apply(to: &pipelineConfiguration)
+        let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: fanout)
 
         let turnServers = configuration.transport.turnServers
         let localAddresses = configuration.transport.localAddresses

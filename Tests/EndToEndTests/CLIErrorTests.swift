@@ -46,6 +46,10 @@ extension EndToEnd {
              "camrtp: --srtp-suite AEAD_AES_128_GCM: ffmpeg, the loopback receiver, decrypts only AES_CM_128_HMAC_SHA1_80 and AES_CM_128_HMAC_SHA1_32"),
             (["record", "--source", "fake-camera", "--pace", "fast", "--frames", "2", "--out", "x.ivf"],
              "camrtp: --pace fast is for file and test sources; a camera runs in real time"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--temporal-layers", "4"],
+             "camrtp: --temporal-layers must be 1, 2 or 3, not 4"),
+            (["serve", "--source", "testsrc", "--temporal-layers", "0"],
+             "camrtp: --temporal-layers must be 1, 2 or 3, not 0"),
         ])
         func badInputExitsWithTwo(arguments: [String], message: String) throws {
             let result = try CamrtpBinary.run(arguments, timeout: TestPatience.seconds)
