@@ -14,6 +14,7 @@ wait4's rusage) and peak RSS (ru_maxrss).
   compare.py congestion  an 800 kbit/s bottleneck and a 2000/600/2000 kbit/s step
   compare.py pacing      a clean path: keyframe spread, bursts and jitter with and without the pacer
   compare.py overload    an encoder that cannot keep up: latency bound and late drops
+  compare.py layers      temporal layers: PSNR at the same bitrate with 1, 2 and 3 layers, beside ffmpeg's
   compare.py all         all of the above; --json FILE keeps the results
 
 encode, send, latency, micro and overload need the Python 3 standard library only; feedback and
@@ -321,7 +322,7 @@ def tool_versions(camrtp):
 
 
 # Cases with a module of their own in benchkit (feedback and congestion import numpy).
-CLOSED_LOOP = ("feedback", "congestion", "pacing", "overload")
+CLOSED_LOOP = ("feedback", "congestion", "pacing", "overload", "layers")
 
 
 def closed_loop_bench(name):
