@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(name: "RTPSessionTests", dependencies: [
             "RTPSession", "RTP", "RTCP", "MediaCore", "CongestionControl", "Pacing", "Transport", "TestSupport",
         ]),
-        .testTarget(name: "PlainRTPTests", dependencies: ["PlainRTP", "RTPSession", "Transport"]),
+        .testTarget(name: "PlainRTPTests", dependencies: ["PlainRTP", "RTP", "RTPSession", "Transport"]),
         .testTarget(name: "RTPSenderTests", dependencies: [
             "RTPSender", "RTPSession", "RTP", "RTCP", "Transport", "MediaCore", "CongestionControl", "Pacing", "TestSupport",
         ]),

@@ -58,6 +58,18 @@ def wait_with_usage(child, timeout_s):
         time.sleep(0.05)
 
 
+def stop_process(process, sig, timeout_s):
+    """Sends `sig` to a child that still runs, waits up to `timeout_s`, then kills it."""
+    if process.poll() is not None:
+        return
+    process.send_signal(sig)
+    try:
+        process.wait(timeout=timeout_s)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+
+
 def log_tail(path, size=2000):
     with open(path, "rb") as log:
         return log.read()[-size:].decode(errors="replace")

@@ -11,7 +11,7 @@ import signal
 import subprocess
 import time
 
-from .common import ToolFailed, log_tail
+from .common import ToolFailed, log_tail, stop_process
 from .ports import is_bound
 
 JITTER_BUFFER_LATENCY_MS = 200
@@ -95,11 +95,5 @@ class GStreamerReceiver:
         self.stop()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGINT)
-            try:
-                self.process.wait(timeout=STOP_TIMEOUT_S)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, signal.SIGINT, STOP_TIMEOUT_S)
         self.log.close()

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import time
 
-from .common import ToolFailed, log_tail
+from .common import ToolFailed, log_tail, stop_process
 
 RELAY_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
                             "Tests", "Tools", "impairment_relay.py")
@@ -91,13 +91,7 @@ class ImpairmentRelay:
         self.stop()
 
     def stop(self):
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, signal.SIGTERM, 30)
         self.log.close()
 
     def stats(self):

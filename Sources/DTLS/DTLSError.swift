@@ -22,8 +22,6 @@ public struct DTLSError: Error, Sendable, Hashable, CustomStringConvertible {
         case suiteWithoutDTLSProfile(SRTPSuite)
         /// The exported keys do not make an SRTP master key.
         case srtpKey(SRTPKeyError)
-        /// Both `a=setup` values claim the same role, or neither decides (RFC 8842 section 5).
-        case setupConflict(local: DTLSSetup, remote: DTLSSetup)
         /// An `a=fingerprint` value that is not `hash-func HEX:HEX:…` with a known hash.
         case malformedFingerprint(String)
         /// A file that could not be read: its path and `errno`.
@@ -80,8 +78,6 @@ public struct DTLSError: Error, Sendable, Hashable, CustomStringConvertible {
                 + SRTPSuite.allCases.filter { $0.dtlsProfileName != nil }.map(\.sdpName).joined(separator: ", ")
         case .srtpKey(let error):
             return error.description
-        case .setupConflict(let local, let remote):
-            return "local a=setup:\(local.rawValue) and remote a=setup:\(remote.rawValue) do not choose one DTLS client"
         case .malformedFingerprint(let value):
             return "\"\(value)\" is not a fingerprint such as \"sha-256 AB:CD:…\" (RFC 8122 section 5)"
         case .unreadableFile(let path, let code):

@@ -11,7 +11,7 @@ public struct DTLSSRTPKeys: Sendable, Hashable, CustomStringConvertible {
 
     /// Splits keying material exported with the label `EXTRACTOR-dtls_srtp`, laid out as
     /// client write key ‖ server write key ‖ client write salt ‖ server write salt.
-    init(suite: SRTPSuite, exportedMaterial material: [UInt8], role: DTLSRole) throws(DTLSError) {
+    init(suite: SRTPSuite, exportedMaterial material: [UInt8], role: DTLSSession.Role) throws(DTLSError) {
         let keyLength = suite.keyLength
         let saltLength = suite.saltLength
         precondition(material.count == Self.exportedLength(for: suite), "exported material has the wrong length")

@@ -46,7 +46,7 @@ public final class DTLSSession {
     /// beyond its path MTU.
     public static let maximumDatagramBytes = 2_048
 
-    public let role: DTLSRole
+    public let role: Role
     public private(set) var state: State = .handshaking
     /// The keys once `.connected`.
     public private(set) var srtpKeys: DTLSSRTPKeys?
@@ -76,12 +76,12 @@ public final class DTLSSession {
     private let logger: Logger
 
     /// - Parameters:
-    ///   - role: from `DTLSRole(localSetup:remoteSetup:)`.
+    ///   - role: from the SDP negotiation (`NegotiatedVideo.localDTLSRole`).
     ///   - remoteFingerprint: the peer's `a=fingerprint`.
     ///   - srtpSuites: offered in preference order; each must have a DTLS-SRTP profile.
     ///   - mtu: the largest datagram this side sends.
     public init(
-        role: DTLSRole,
+        role: Role,
         certificate: DTLSCertificate,
         remoteFingerprint: DTLSFingerprint,
         srtpSuites: [SRTPSuite] = DTLSSession.defaultSRTPSuites,

@@ -97,8 +97,8 @@ public struct SessionPlan: Sendable {
     }
 
     /// The SDP a receiver needs (RFC 8866): where to listen, VP8/90000 (and RTX, RED, ULPFEC), RTCP and its
-    /// feedback (`RTP/AVPF`, `RTP/SAVPF` with SRTP), extensions, keys. Deterministic when the
-    /// SSRC and key are fixed.
+    /// feedback (`RTP/AVPF`, `RTP/SAVPF` with SRTP), extensions (the playout delay only when the
+    /// tuning asks for one), keys. Deterministic when the SSRC and key are fixed.
     public var sessionDescription: SessionDescription {
         let address: ConnectionAddress = destination.family == .ipv4 ? .ipv4(destination.address) : .ipv6(destination.address)
         return SessionDescription(
@@ -113,6 +113,12 @@ public struct SessionPlan: Sendable {
             mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.transportWideSequenceNumber))
         }
         if let id = extensions.videoOrientation { mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.videoOrientation)) }
+        if let id = extensions.absoluteCaptureTime {
+            mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.absoluteCaptureTime))
+        }
+        if let id = extensions.playoutDelay, tuning.playoutDelay != nil {
+            mappings.append(HeaderExtensionMapping(id: id, uri: RTPHeaderExtensionURI.playoutDelay))
+        }
         let rtx = tuning.retransmission == .rtx ? RetransmissionFormat(payloadType: rtxPayloadType, ssrc: retransmissionSSRC) : nil
         return PlainRTPVideo(
             port: destination.port, payloadType: payloadType,

@@ -12,7 +12,8 @@ public enum RTCPPacket: Equatable, Sendable {
     case pictureLossIndication(RTCPPictureLossIndication)
     case fullIntraRequest(RTCPFullIntraRequest)
     case receiverEstimatedMaximumBitrate(RTCPReceiverEstimatedMaximumBitrate)
-    /// A packet type or feedback FMT this module does not model (XR, SLI, TMMBR, other
+    case extendedReport(RTCPExtendedReport)
+    /// A packet type or feedback FMT this module does not model (SLI, TMMBR, other
     /// application layer feedback), kept as it came; `count` holds the FMT of feedback.
     case other(packetType: UInt8, count: UInt8, body: [UInt8])
 
@@ -24,6 +25,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case (RTCPPacketType.sourceDescription, _): self = .sourceDescription(try RTCPSourceDescription(parsing: bytes))
         case (RTCPPacketType.bye, _): self = .bye(try RTCPBye(parsing: bytes))
         case (RTCPPacketType.applicationDefined, _): self = .applicationDefined(try RTCPApplicationDefined(parsing: bytes))
+        case (RTCPPacketType.extendedReport, _): self = .extendedReport(try RTCPExtendedReport(parsing: bytes))
         case (RTCPPacketType.transportLayerFeedback, RTCPGenericNACK.format):
             self = .genericNACK(try RTCPGenericNACK(parsing: bytes))
         case (RTCPPacketType.transportLayerFeedback, RTCPTransportWideFeedback.format):
@@ -52,6 +54,7 @@ public enum RTCPPacket: Equatable, Sendable {
         case .pictureLossIndication(let packet): packet
         case .fullIntraRequest(let packet): packet
         case .receiverEstimatedMaximumBitrate(let packet): packet
+        case .extendedReport(let packet): packet
         case .other(let packetType, let count, let body): OpaqueRTCPPacket(packetType: packetType, count: count, body: body)
         }
     }
@@ -79,11 +82,15 @@ public struct RTCPCompoundPacket: WireFormat, Equatable, Sendable {
 
     /// The report a sender sends on its RTCP timer: an SR for each of its media streams, one SDES
     /// with each one's CNAME (RFC 3550 §6.4.1, §6.5; several sources in one compound, RFC 8108
-    /// §5.3), and with `bye` a BYE for all of them (§6.6) when it stops.
-    public static func senderReports(_ reports: [RTCPSenderReport], cname: String, bye: Bool = false) -> RTCPCompoundPacket {
+    /// §5.3), an extended report when given, and with `bye` a BYE for all of them (§6.6, last)
+    /// when it stops.
+    public static func senderReports(
+        _ reports: [RTCPSenderReport], cname: String, extendedReport: RTCPExtendedReport? = nil, bye: Bool = false
+    ) -> RTCPCompoundPacket {
         var packets = reports.map { RTCPPacket.senderReport($0) }
         packets.append(.sourceDescription(RTCPSourceDescription(
             chunks: reports.map { RTCPSourceDescription.Chunk(ssrc: $0.ssrc, items: [.cname(cname)]) })))
+        if let extendedReport { packets.append(.extendedReport(extendedReport)) }
         if bye { packets.append(.bye(RTCPBye(ssrcs: reports.map(\.ssrc)))) }
         return RTCPCompoundPacket(packets: packets)
     }

@@ -7,8 +7,10 @@ import RTP
 ///
 /// The extensions stamped at send time (abs-send-time, transport-wide sequence number) are
 /// written as zeros; the header reports where their data sits so that the send loop can patch
-/// them as each packet leaves. Writing a header allocates nothing: the extension elements are
-/// built once and the header value is reused.
+/// them as each packet leaves. The playout delay goes on every packet, abs-capture-time on the
+/// first packet of the frames that carry it, CVO on the last. Writing a header allocates nothing:
+/// the fixed elements are built once, a frame's capture time on the stack, and the header value
+/// is reused.
 struct RTPStream {
     /// Where a written header put the values patched at send time, and how long it is.
     struct WrittenHeader {
@@ -22,22 +24,32 @@ struct RTPStream {
     let payloadType: UInt8
     let clock: RTPClock
     private(set) var nextSequenceNumber: UInt16
-    /// Bytes of a header without the orientation element.
+    /// Bytes of a header with the extensions every packet carries.
     let headerSize: Int
     /// Bytes the orientation element adds to a header that carries it.
     let orientationCost: Int
+    /// Bytes abs-capture-time adds to a frame's first packet that carries it.
+    let captureTimeCost: Int
+    /// Bytes both add to a one-packet frame that carries both: the block's padding can make it
+    /// more than the sum.
+    let captureTimeAndOrientationCost: Int
 
     private var header: RTPHeader
     private let extensions: HeaderExtensionIDs
     private let absoluteSendTimeElement: RTPHeaderExtensionElement?
     private let transportSequenceNumberElement: RTPHeaderExtensionElement?
+    private let playoutDelayElement: RTPHeaderExtensionElement?
     /// CVO elements indexed by rotation / 90°; empty when CVO is off.
     private let orientationElements: [RTPHeaderExtensionElement]
 
-    init(parameters: RTPSessionParameters, payloadType: UInt8, extensions: HeaderExtensionIDs) throws(SendSessionError) {
+    /// `playoutDelay` goes on every packet when `extensions` has its ID.
+    init(
+        parameters: RTPSessionParameters, payloadType: UInt8, extensions: HeaderExtensionIDs, playoutDelay: PlayoutDelay? = nil
+    ) throws(SendSessionError) {
         let ids = extensions.all
         for id in ids where !RTPHeaderExtensionElement.validIDs.contains(id) { throw .invalidExtensionID(id) }
         if let duplicate = ids.first(where: { id in ids.filter { $0 == id }.count > 1 }) { throw .duplicateExtensionID(duplicate) }
+        let captureTimeSample: RTPHeaderExtensionElement?
         do throws(WireFormatError) {
             absoluteSendTimeElement = try extensions.absoluteSendTime.map { id throws(WireFormatError) in
                 try AbsoluteSendTime(value: 0).element(id: id)
@@ -45,11 +57,17 @@ struct RTPStream {
             transportSequenceNumberElement = try extensions.transportWideSequenceNumber.map { id throws(WireFormatError) in
                 try TransportWideSequenceNumber(value: 0).element(id: id)
             }
+            playoutDelayElement = try playoutDelay.flatMap { delay throws(WireFormatError) in
+                try extensions.playoutDelay.map { id throws(WireFormatError) in try delay.element(id: id) }
+            }
             orientationElements = try extensions.videoOrientation.map { id throws(WireFormatError) in
                 try VideoRotation.allCases.map { rotation throws(WireFormatError) in
                     try VideoOrientation(rotation: rotation).element(id: id)
                 }
             } ?? []
+            captureTimeSample = try extensions.absoluteCaptureTime.map { id throws(WireFormatError) in
+                try AbsoluteCaptureTime(captureTimestamp: 0, estimatedCaptureClockOffset: 0).element(id: id)
+            }
         } catch {
             preconditionFailure("extension IDs were validated above: \(error)")
         }
@@ -59,18 +77,42 @@ struct RTPStream {
         clock = RTPClock(offset: parameters.timestampOffset)
         nextSequenceNumber = parameters.initialSequenceNumber
         header = RTPHeader(payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: parameters.ssrc)
-        header.extensionElements.reserveCapacity(3)
+        header.extensionElements.reserveCapacity(5)
         if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
         if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
-        headerSize = header.serializedSize
-        if let orientation = orientationElements.first { header.extensionElements.append(orientation) }
-        orientationCost = header.serializedSize - headerSize
+        if let playoutDelayElement { header.extensionElements.append(playoutDelayElement) }
+        let base = header
+        let size = base.serializedSize
+        func cost(_ extra: [RTPHeaderExtensionElement?]) -> Int {
+            var sized = base
+            sized.extensionElements += extra.compactMap { $0 }
+            return sized.serializedSize - size
+        }
+        headerSize = size
+        orientationCost = cost([orientationElements.first])
+        captureTimeCost = cost([captureTimeSample])
+        captureTimeAndOrientationCost = cost([captureTimeSample, orientationElements.first])
     }
 
-    /// Writes the header of the next packet at the start of `buffer` and takes its sequence number;
+    /// The most a header can carry beyond `headerSize`: a one-packet frame with every extension.
+    var largestExtraHeaderSize: Int { captureTimeAndOrientationCost }
+
+    /// The bytes a header carrying these adds beyond `headerSize`.
+    func extraHeaderSize(captureTime: Bool, orientation: Bool) -> Int {
+        switch (captureTime, orientation) {
+        case (false, false): 0
+        case (false, true): orientationCost
+        case (true, false): captureTimeCost
+        case (true, true): captureTimeAndOrientationCost
+        }
+    }
+
+    /// Writes the header of the next packet at the start of `buffer` and takes its sequence number.
+    /// `captureTime` is written only when abs-capture-time has an ID, `orientation` only with CVO;
     /// `payloadType` names another format than the media's on the stream (ULPFEC).
     mutating func writeHeader(
-        timestampNs: Int64, marker: Bool, orientation: VideoRotation?, payloadType: UInt8? = nil,
+        timestampNs: Int64, marker: Bool, orientation: VideoRotation?, captureTime: AbsoluteCaptureTime? = nil,
+        payloadType: UInt8? = nil,
         into buffer: UnsafeMutableRawBufferPointer
     ) -> WrittenHeader {
         header.payloadType = payloadType ?? self.payloadType
@@ -80,6 +122,14 @@ struct RTPStream {
         header.extensionElements.removeAll(keepingCapacity: true)
         if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
         if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
+        if let playoutDelayElement { header.extensionElements.append(playoutDelayElement) }
+        if let captureTime, let id = extensions.absoluteCaptureTime {
+            do throws(WireFormatError) {
+                header.extensionElements.append(try captureTime.element(id: id))
+            } catch {
+                preconditionFailure("the abs-capture-time ID was validated when the stream was made: \(error)")
+            }
+        }
         if let orientation, !orientationElements.isEmpty {
             header.extensionElements.append(orientationElements[orientation.degrees / 90])
         }
@@ -101,4 +151,7 @@ struct RTPStream {
     func sendsOrientation(_ rotation: VideoRotation, previous: VideoRotation?, isKeyframe: Bool) -> Bool {
         !orientationElements.isEmpty && (isKeyframe || rotation != previous || rotation != .deg0)
     }
+
+    /// Whether frames can carry abs-capture-time at all.
+    var sendsCaptureTime: Bool { extensions.absoluteCaptureTime != nil }
 }

@@ -50,6 +50,11 @@ extension SendSession {
             if feedback.mediaSSRC == 0 || encodings.contains(where: { $0.owns(ssrc: feedback.mediaSSRC) }) {
                 handle(feedback, nowNs: nowNs)
             }
+        case .extendedReport(let report):
+            statistics.rtcpReceived.other += 1
+            for case .receiverReferenceTime(let time) in report.blocks {
+                receiverReferenceTimes.received(time, from: report.ssrc, arrivalNs: nowNs)
+            }
         case .sourceDescription, .bye, .applicationDefined, .other:
             statistics.rtcpReceived.other += 1
         }

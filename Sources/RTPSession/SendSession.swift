@@ -51,6 +51,7 @@ public final class SendSession {
     var nextTransportSequenceNumber: Int64 = 0
     var nack = NACKResponder()
     var roundTripTime = RoundTripTimeEstimator()
+    var receiverReferenceTimes = ReceiverReferenceTimes()
     private var reportSchedule: RTCPReportSchedule<SplitMix64>
     /// Every feedback datagram costs parsing and may trigger work, so a flood is cut to 1000 a
     /// second (bursts of 200) and the rest counted as rejected; real receivers send tens.
@@ -83,7 +84,7 @@ public final class SendSession {
 
     /// - Parameters:
     ///   - protectionOverhead: bytes kept free in every packet for the SRTP tag.
-    ///   - ntpClock: the wall-clock times of sender reports.
+    ///   - ntpClock: the wall-clock times of sender reports and of abs-capture-time, which agree.
     ///   - randomSeed: seeds the RTCP report interval (RFC 3550 §6.3.1); fixed in tests.
     public init(
         configuration: SendSessionConfiguration, protectionOverhead: Int = 0, ntpClock: NTPClock,
@@ -105,7 +106,8 @@ public final class SendSession {
                 nil
             }
             return OutgoingEncoding(
-                packetizer: try FramePacketizer(encodingIndex: index, configuration: configuration, protectionOverhead: protectionOverhead),
+                packetizer: try FramePacketizer(
+                    encodingIndex: index, configuration: configuration, protectionOverhead: protectionOverhead, ntpClock: ntpClock),
                 rtx: rtx, firstRTXSequenceNumber: .random(in: 0..<(1 << 15), using: &random),
                 keyframeRequestIntervalNs: tuning.keyframeRequestIntervalNs)
         }
@@ -141,9 +143,9 @@ public final class SendSession {
             logger.info("frame for encoding \(index) not sent: the session has \(encodings.count)")
             return
         }
-        let plan: (split: VP8FrameSplit, orientation: VideoRotation?)
+        let plan: FramePacketizer.FramePlan
         do {
-            plan = try encodings[index].packetizer.plan(frame)
+            plan = try encodings[index].packetizer.plan(frame, nowNs: nowNs)
         } catch {
             logger.info("frame not sent: \(error)")
             return
@@ -160,7 +162,7 @@ public final class SendSession {
             apply(congestion.start(nowNs: nowNs), nowNs: nowNs)
         }
         frameSlots.removeAll(keepingCapacity: true)
-        encodings[index].packetizer.write(frame, split: plan.split, orientation: plan.orientation, into: store) { slot in
+        encodings[index].packetizer.write(frame, plan: plan, nowNs: nowNs, into: store) { slot in
             enqueue(slot, kind: .media, nowNs: nowNs)
             frameSlots.append(slot)
         }
@@ -492,8 +494,9 @@ public final class SendSession {
         return lastMediaSentNs + Self.byeGraceNs
     }
 
-    /// SR + SDES CNAME (RFC 3550 §6.4.1, §6.5), with BYE (§6.6) when the stream ends. The SR's
-    /// NTP time is remembered with our send time, so that receiver reports give the RTT.
+    /// SR + SDES CNAME (RFC 3550 §6.4.1, §6.5), XR with DLRR (RFC 3611 §4.5) when receivers sent
+    /// their reference times, and BYE (§6.6) when the stream ends. The SR's NTP time is
+    /// remembered with our send time, so that receiver reports give the RTT.
     private func writeReport(bye: Bool, into buffer: UnsafeMutableRawBufferPointer, nowNs: Int64) -> Int? {
         let ntpTimestamp = ntpClock.timestamp(atMonotonicNs: nowNs)
         let reports = encodings.map { encoding in
@@ -504,8 +507,12 @@ public final class SendSession {
                 octetCount: UInt32(truncatingIfNeeded: encoding.senderOctetCount))
         }
         do {
-            let length = try RTCPCompoundPacket.senderReports(reports, cname: configuration.tuning.cname, bye: bye)
-                .serialize(into: buffer)
+            let extendedReport = receiverReferenceTimes.takeAnswer(nowNs: nowNs).map { answer in
+                RTCPExtendedReport(ssrc: encodings[0].ssrc, blocks: [answer])
+            }
+            let length = try RTCPCompoundPacket.senderReports(
+                reports, cname: configuration.tuning.cname, extendedReport: extendedReport, bye: bye
+            ).serialize(into: buffer)
             pendingReport = (ntpTimestamp, nowNs)
             return length
         } catch {

@@ -9,15 +9,28 @@ public struct HeaderExtensionIDs: Sendable, Hashable {
     /// The transport-wide sequence number (draft-holmer-rmcat-transport-wide-cc-extensions-01),
     /// stamped on every packet as it leaves.
     public var transportWideSequenceNumber: UInt8?
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time`, on the first packet of a
+    /// frame when a receiver could not work the capture time out from the last one sent.
+    public var absoluteCaptureTime: UInt8?
+    /// `http://www.webrtc.org/experiments/rtp-hdrext/playout-delay`, on every packet when the
+    /// tuning asks for a playout delay.
+    public var playoutDelay: UInt8?
 
-    public init(absoluteSendTime: UInt8? = nil, videoOrientation: UInt8? = nil, transportWideSequenceNumber: UInt8? = nil) {
+    public init(
+        absoluteSendTime: UInt8? = nil, videoOrientation: UInt8? = nil, transportWideSequenceNumber: UInt8? = nil,
+        absoluteCaptureTime: UInt8? = nil, playoutDelay: UInt8? = nil
+    ) {
         self.absoluteSendTime = absoluteSendTime
         self.videoOrientation = videoOrientation
         self.transportWideSequenceNumber = transportWideSequenceNumber
+        self.absoluteCaptureTime = absoluteCaptureTime
+        self.playoutDelay = playoutDelay
     }
 
     /// The IDs in use, for validation.
-    var all: [UInt8] { [absoluteSendTime, videoOrientation, transportWideSequenceNumber].compactMap { $0 } }
+    var all: [UInt8] {
+        [absoluteSendTime, videoOrientation, transportWideSequenceNumber, absoluteCaptureTime, playoutDelay].compactMap { $0 }
+    }
 }
 
 /// The payload types of RED (RFC 2198) and of ULPFEC (RFC 5109) inside it, when the two ends
@@ -76,7 +89,8 @@ public struct SendSessionConfiguration: Sendable {
     /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
     /// extension IDs, and an MTU that must carry a header with every extension, the VP8
     /// descriptor (with a temporal layer's fields), a byte of payload, `protectionOverhead` (the
-    /// SRTP tag) and the RTX prefix.
+    /// SRTP tag) and the RTX prefix; with abs-capture-time, room for a frame's first packet to
+    /// carry it and still have a byte of payload left at the split's worst.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
@@ -91,9 +105,11 @@ public struct SendSessionConfiguration: Sendable {
             let types = [payloadType, fec.red, fec.ulpfec] + (rtxPayloadType.map { [$0] } ?? [])
             guard Set(types).count == types.count else { throw .fecPayloadTypesClash }
         }
-        let stream = try RTPStream(parameters: encodings[0].media, payloadType: payloadType, extensions: extensions)
-        let minimum = stream.headerSize + stream.orientationCost + VP8Payloader.layeredDescriptorSize + 1 + protectionOverhead
-            + retransmissionOverhead + fecOverhead(headerSize: stream.headerSize + stream.orientationCost)
+        let stream = try RTPStream(
+            parameters: encodings[0].media, payloadType: payloadType, extensions: extensions, playoutDelay: tuning.playoutDelay)
+        let largestHeader = stream.headerSize + stream.largestExtraHeaderSize
+        let minimum = largestHeader + VP8Payloader.layeredDescriptorSize + 1 + protectionOverhead
+            + retransmissionOverhead + fecOverhead(headerSize: largestHeader)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
 

@@ -1,5 +1,6 @@
 import CongestionControl
 import Pacing
+import RTP
 
 /// How a sender behaves whatever its peer: packet size, CNAME, how losses are repaired,
 /// congestion control, pacing and how often keyframe requests are honoured. One value serves
@@ -19,11 +20,15 @@ public struct SenderTuning: Sendable {
     public var pacing: PacerConfiguration
     /// Keyframe requests are honoured at most this often (libwebrtc: 300 ms).
     public var keyframeRequestIntervalNs: Int64
+    /// The playout delay receivers are asked for, on every packet where the playout-delay
+    /// extension is agreed; nil asks for nothing and leaves the receiver's jitter buffer to itself.
+    public var playoutDelay: PlayoutDelay?
 
     public init(
         mtu: Int = 1200, cname: String = "camrtp", retransmission: Retransmission = .resend, fec: FECMode = .off,
         congestionControl: CongestionControllerConfiguration = SenderTuning.defaultCongestionControl,
-        pacing: PacerConfiguration = PacerConfiguration(), keyframeRequestIntervalNs: Int64 = 300_000_000
+        pacing: PacerConfiguration = PacerConfiguration(), keyframeRequestIntervalNs: Int64 = 300_000_000,
+        playoutDelay: PlayoutDelay? = nil
     ) {
         self.mtu = mtu
         self.cname = cname
@@ -32,6 +37,7 @@ public struct SenderTuning: Sendable {
         self.congestionControl = congestionControl
         self.pacing = pacing
         self.keyframeRequestIntervalNs = keyframeRequestIntervalNs
+        self.playoutDelay = playoutDelay
     }
 
     /// 1500 kbit/s to start, as `VP8EncoderSettings` does, never above it and down to 30 kbit/s

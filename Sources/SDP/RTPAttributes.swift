@@ -189,8 +189,9 @@ public struct MediaGroup: Sendable, Hashable {
     }
 }
 
-/// `a=ice-ufrag` and `a=ice-pwd` (RFC 8839 section 5.4): the ICE agent's short-term credentials.
-public struct ICECredentials: Sendable, Hashable {
+/// `a=ice-ufrag` and `a=ice-pwd` (RFC 8839 section 5.4): the ICE agent's short-term credentials
+/// as a description carries them (WebRTC's `RTCIceParameters`).
+public struct ICEParameters: Sendable, Hashable {
     public var usernameFragment: String
     public var password: String
 

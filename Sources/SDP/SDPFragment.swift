@@ -26,7 +26,7 @@ public struct SDPFragment: Sendable, Hashable {
         public var endOfCandidates: Bool
 
         public init(
-            mediaLine: String, mid: String? = nil, iceCredentials: ICECredentials? = nil, candidates: [Candidate] = [],
+            mediaLine: String, mid: String? = nil, iceCredentials: ICEParameters? = nil, candidates: [Candidate] = [],
             endOfCandidates: Bool = false
         ) {
             self.mediaLine = mediaLine
@@ -48,7 +48,7 @@ public struct SDPFragment: Sendable, Hashable {
     public var sections: [Section]
 
     public init(
-        iceLite: Bool = false, iceOptions: [String] = [], groups: [MediaGroup] = [], iceCredentials: ICECredentials? = nil,
+        iceLite: Bool = false, iceOptions: [String] = [], groups: [MediaGroup] = [], iceCredentials: ICEParameters? = nil,
         endOfCandidates: Bool = false, sections: [Section] = []
     ) {
         self.iceLite = iceLite
@@ -62,12 +62,12 @@ public struct SDPFragment: Sendable, Hashable {
 
     /// The credentials the fragment carries: the first section's, else the session's. Present
     /// and different from the current ones, they ask for an ICE restart (RFC 9725 section 4.3.2).
-    public var iceCredentials: ICECredentials? {
+    public var iceCredentials: ICEParameters? {
         let section = sections.first
         guard let usernameFragment = section?.iceUsernameFragment ?? iceUsernameFragment,
             let password = section?.icePassword ?? icePassword
         else { return nil }
-        return ICECredentials(usernameFragment: usernameFragment, password: password)
+        return ICEParameters(usernameFragment: usernameFragment, password: password)
     }
 
     /// Every section's candidates, in order (with BUNDLE there is one section).

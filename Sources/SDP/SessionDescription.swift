@@ -62,11 +62,11 @@ public struct SessionDescription: Sendable, Hashable {
     public var bundleGroup: MediaGroup? { groups.first(where: \.isBundle) }
 
     /// The ICE credentials that apply to `media`: its own, else the session's.
-    public func iceCredentials(for media: MediaDescription) -> ICECredentials? {
+    public func iceCredentials(for media: MediaDescription) -> ICEParameters? {
         guard let usernameFragment = media.iceUsernameFragment ?? iceUsernameFragment,
             let password = media.icePassword ?? icePassword
         else { return nil }
-        return ICECredentials(usernameFragment: usernameFragment, password: password)
+        return ICEParameters(usernameFragment: usernameFragment, password: password)
     }
 
     public func iceOptions(for media: MediaDescription) -> [String] {

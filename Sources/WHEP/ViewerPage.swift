@@ -10,7 +10,9 @@
 /// decodes nothing for 6 s, it ends the session and POSTs a new one after 1, 2, 4 ... up to
 /// 30 s, jittered, and says so in its state line.
 ///
-/// `?whep=URL` points it at another endpoint (CORS is open). A server that wants a bearer token
+/// The latency panel (`ViewerPageLatency`) shows glass-to-glass latency and switches the
+/// playout between lowest latency and smooth. `?whep=URL` points it at another endpoint (CORS is
+/// open), `?latency=smooth` starts it smooth. A server that wants a bearer token
 /// gets the one in the URL's fragment (`#token=...`, which browsers never send to a server) or
 /// in the page's token field, as `Authorization: Bearer` on the offer. `window.camrtpViewer`
 /// holds the state, the latest figures and their history, for tests that drive the page.
@@ -35,6 +37,7 @@ public enum ViewerPage {
     figcaption { font-size: 12px; display: flex; justify-content: space-between; }
     canvas { display: block; width: 292px; height: 90px; }
     #error { color: #f77; padding: 0 12px; white-space: pre-wrap; }
+    \(ViewerPageLatency.style)
     </style>
     </head>
     <body>
@@ -47,6 +50,7 @@ public enum ViewerPage {
       <button id="start">Reconnect</button>
       <input id="token" type="password" placeholder="token" autocomplete="off" aria-label="token">
     </header>
+    \(ViewerPageLatency.markup)
     <div id="error"></div>
     <main>
       <video id="video" autoplay muted playsinline></video>
@@ -95,7 +99,7 @@ public enum ViewerPage {
       setState(reconnecting ? "reconnecting" : "connecting");
       viewer.iceServers = await offeredIceServers();
       const current = pc = new RTCPeerConnection({ iceServers: viewer.iceServers });
-      pc.addTransceiver("video", { direction: "recvonly" });
+      latency.prepare(pc.addTransceiver("video", { direction: "recvonly" }));
       pc.ontrack = (event) => { $("video").srcObject = event.streams[0] || new MediaStream([event.track]); };
       pc.onconnectionstatechange = () => { if (pc === current) connectionChanged(current.connectionState); };
       try {
@@ -339,6 +343,7 @@ public enum ViewerPage {
       g.fillStyle = "#888"; g.font = "10px sans-serif"; g.fillText(String(Math.round(top)), 2, 10);
     }
 
+    \(ViewerPageLatency.script)
     $("keyframe").onclick = keyframe;
     $("stop").onclick = () => stop();
     $("start").onclick = () => start();

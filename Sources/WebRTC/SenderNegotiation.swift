@@ -29,7 +29,8 @@ struct SenderNegotiation: Sendable {
         return feedback
     }
 
-    /// The extensions we write, with the ids of our offers.
+    /// The extensions we write, with the ids of our offers: the playout delay only when the
+    /// tuning asks for one.
     var extensions: [HeaderExtensionMapping] {
         var mappings: [HeaderExtensionMapping] = []
         if configuration.absoluteSendTime {
@@ -39,6 +40,13 @@ struct SenderNegotiation: Sendable {
             mappings.append(
                 HeaderExtensionMapping(
                     id: RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID, uri: RTPHeaderExtensionURI.transportWideSequenceNumber))
+        }
+        if configuration.absoluteCaptureTime {
+            mappings.append(
+                HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultAbsoluteCaptureTimeID, uri: RTPHeaderExtensionURI.absoluteCaptureTime))
+        }
+        if configuration.tuning.playoutDelay != nil {
+            mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultPlayoutDelayID, uri: RTPHeaderExtensionURI.playoutDelay))
         }
         return mappings
     }
@@ -81,6 +89,7 @@ struct SenderNegotiation: Sendable {
         func id(_ uri: String) -> UInt8? { mappings.first { $0.uri == uri }?.id }
         return HeaderExtensionIDs(
             absoluteSendTime: id(RTPHeaderExtensionURI.absoluteSendTime), videoOrientation: id(RTPHeaderExtensionURI.videoOrientation),
-            transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber))
+            transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber),
+            absoluteCaptureTime: id(RTPHeaderExtensionURI.absoluteCaptureTime), playoutDelay: id(RTPHeaderExtensionURI.playoutDelay))
     }
 }

@@ -54,15 +54,15 @@ enum TransportConversion {
         return best
     }
 
-    static func dtlsRole(_ role: SDP.DTLSRole) -> DTLS.DTLSRole {
+    static func dtlsRole(_ role: DTLSRole) -> DTLSSession.Role {
         role == .client ? .client : .server
     }
 
-    static func iceCredentials(_ credentials: SDP.ICECredentials) -> ICE.ICECredentials {
-        ICE.ICECredentials(usernameFragment: credentials.usernameFragment, password: credentials.password)
+    static func iceCredentials(_ credentials: ICEParameters) -> ICECredentials {
+        ICECredentials(usernameFragment: credentials.usernameFragment, password: credentials.password)
     }
 
-    static func sdpCredentials(_ credentials: ICE.ICECredentials) -> SDP.ICECredentials {
-        SDP.ICECredentials(usernameFragment: credentials.usernameFragment, password: credentials.password)
+    static func sdpCredentials(_ credentials: ICECredentials) -> ICEParameters {
+        ICEParameters(usernameFragment: credentials.usernameFragment, password: credentials.password)
     }
 }

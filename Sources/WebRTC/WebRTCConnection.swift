@@ -46,9 +46,9 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         var keys: DTLSSRTPKeys?
         var selectedPair: ICECandidatePair?
         /// The peer's current ICE credentials: the description's, then each restart's.
-        var remoteCredentials: SDP.ICECredentials?
+        var remoteCredentials: ICEParameters?
         /// Ours for a restart we proposed, until the peer answers it.
-        var proposedCredentials: ICE.ICECredentials?
+        var proposedCredentials: ICECredentials?
         /// What `gatherCandidates` returned, and whether that was all.
         var gathered: (candidates: [ICECandidate], complete: Bool) = ([], false)
         var started = false
@@ -190,7 +190,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     }
 
     /// The peer's ICE credentials now: its description's, or its latest restart's.
-    public var remoteICECredentials: SDP.ICECredentials? { status.withLock { $0.remoteCredentials } }
+    public var remoteICECredentials: ICEParameters? { status.withLock { $0.remoteCredentials } }
 
     // MARK: ICE restart
 
@@ -200,7 +200,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     /// the connection as it was. DTLS and SRTP then carry on over whatever pair the new checks
     /// select; until then the current pair carries media, if it still works.
     public func proposeRestart() -> LocalTransportParameters {
-        let credentials = ICE.ICECredentials.random()
+        let credentials = ICECredentials.random()
         status.withLock { $0.proposedCredentials = credentials }
         var transport = localTransport
         transport.iceCredentials = TransportConversion.sdpCredentials(credentials)
@@ -209,7 +209,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
 
     /// The peer's answer to the restart we proposed: ours take effect with its new credentials
     /// and candidates.
-    public func acceptRestart(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) async throws(WebRTCError) {
+    public func acceptRestart(_ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool) async throws(WebRTCError) {
         guard let proposed = status.withLock({ $0.proposedCredentials.take() }) else {
             throw .unexpectedAnswer("no ICE restart was proposed")
         }
@@ -224,7 +224,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
     /// The peer restarts ICE (new credentials in its PATCH, RFC 9725 section 4.3.2): we restart
     /// too, take its credentials and candidates, and return ours to answer with.
     public func answerRestart(
-        _ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool
+        _ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool
     ) async throws(WebRTCError) -> LocalTransportParameters {
         do throws(ICEError) {
             _ = try await agent.restart()
@@ -235,7 +235,7 @@ public final class WebRTCConnection: MediaTransport, @unchecked Sendable {
         return localTransport
     }
 
-    private func applyRemoteICE(_ credentials: SDP.ICECredentials, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
+    private func applyRemoteICE(_ credentials: ICEParameters, candidates: [Candidate], endOfCandidates: Bool) throws(WebRTCError) {
         status.withLock { $0.remoteCredentials = credentials }
         do throws(ICEError) {
             try agent.setRemoteCredentials(TransportConversion.iceCredentials(credentials))

@@ -17,6 +17,8 @@ public struct WebRTCSenderConfiguration: Sendable {
     public var transportCC: Bool
     /// Offer abs-send-time, which REMB-only receivers estimate from.
     public var absoluteSendTime: Bool
+    /// Offer or accept abs-capture-time, the frames' capture time for the receiver.
+    public var absoluteCaptureTime: Bool
     /// Payload types and the mid of our offers (answers take the offer's).
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8
@@ -25,7 +27,8 @@ public struct WebRTCSenderConfiguration: Sendable {
     public init(
         transport: WebRTCTransportOptions = WebRTCTransportOptions(), tuning: SenderTuning = SenderTuning(retransmission: .rtx, fec: .auto),
         ssrc: UInt32? = nil, streamID: String = "camrtp", transportCC: Bool = true, absoluteSendTime: Bool = true,
-        payloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97, fecPayloadTypes: FECPayloadTypes = FECPayloadTypes(red: 98, ulpfec: 99)
+        absoluteCaptureTime: Bool = true, payloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
+        fecPayloadTypes: FECPayloadTypes = FECPayloadTypes(red: 98, ulpfec: 99)
     ) {
         self.transport = transport
         self.tuning = tuning
@@ -33,6 +36,7 @@ public struct WebRTCSenderConfiguration: Sendable {
         self.streamID = streamID
         self.transportCC = transportCC
         self.absoluteSendTime = absoluteSendTime
+        self.absoluteCaptureTime = absoluteCaptureTime
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
         self.fecPayloadTypes = fecPayloadTypes

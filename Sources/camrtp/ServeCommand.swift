@@ -12,8 +12,11 @@ struct ServeCommand: CamrtpCommand {
         commandName: "serve",
         abstract: "Serve a source to browsers and WHEP players: a viewer page and a WHEP endpoint, many viewers on one encoder.",
         discussion: """
-            Open the printed URL in a browser: the page plays the stream over WebRTC and charts \
-            bitrate, RTT, loss and frames. Any WHEP player can POST its offer to /whep instead. \
+            Open the printed URL in a browser: the page plays the stream over WebRTC, charts \
+            bitrate, RTT, loss and frames, and shows how long after capture its frames reach the \
+            screen, with a switch between lowest latency and smooth playout (the browser asked for \
+            a playout delay of 0-400 ms unless --playout-delay says otherwise). Any WHEP player can \
+            POST its offer to /whep instead. \
             Every viewer has its own ICE, DTLS and SRTP; all share one capture and one encoder, \
             whose rate follows the slowest viewer. Keyframes come when a viewer joins or asks \
             (PLI, the page's button), unless --keyframe-interval says otherwise.
@@ -51,7 +54,7 @@ struct ServeCommand: CamrtpCommand {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
         let access = try ServeAccess(self.access, listeningOn: host, http: serve.http)
         let renderMetrics = PrometheusBackend.bootstrap()
-        var configuration = try webrtc.senderConfiguration(encoder: encoder)
+        var configuration = try webrtc.senderConfiguration(encoder: encoder, playoutDelay: LatencyOptions.servePlayoutDelay)
         configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(

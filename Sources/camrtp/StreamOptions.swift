@@ -74,6 +74,8 @@ struct StreamOptions: ParsableArguments {
     @Flag(help: "Accept plain (unauthenticated) RTCP feedback on an SRTP session, for peers that send it so (Janus).")
     var acceptPlainRtcp = false
 
+    @OptionGroup var latency: LatencyOptions
+
     @Option(help: ArgumentHelp(
         "Write one CSV line per congestion-control update (time, target, delay trend, threshold, loss, acknowledged rate) to this file.",
         valueName: "file"))
@@ -138,11 +140,15 @@ struct StreamOptions: ParsableArguments {
         let extensions = HeaderExtensionIDs(
             absoluteSendTime: absSendTime ? RTPHeaderExtensionURI.defaultAbsoluteSendTimeID : nil,
             videoOrientation: cvo ? RTPHeaderExtensionURI.defaultVideoOrientationID : nil,
-            transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil)
+            transportWideSequenceNumber: transportCc ? RTPHeaderExtensionURI.defaultTransportWideSequenceNumberID : nil,
+            absoluteCaptureTime: latency.absCaptureTime ? RTPHeaderExtensionURI.defaultAbsoluteCaptureTimeID : nil,
+            playoutDelay: RTPHeaderExtensionURI.defaultPlayoutDelayID)
+        var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit, fec: fec)
+        tuning.playoutDelay = try latency.requestedPlayoutDelay()
         let plan = SessionPlan(
             destination: destination, rtcpDestination: rtcp, localPort: UInt16(localPort ?? 0), payloadType: UInt8(payloadType),
             rtxPayloadType: UInt8(rtxPayloadType), fixedSSRC: parsedSSRC, srtpKey: key, extensions: extensions,
-            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit, fec: fec))
+            frameRate: frameRate, acceptsPlainRTCP: acceptPlainRtcp, tuning: tuning)
         try plan.validate()
         return plan
     }

@@ -3,6 +3,7 @@ import DTLS
 import Glibc
 import ICE
 import ICEServers
+import RTP
 import RTPSession
 import WebRTC
 
@@ -48,6 +49,8 @@ struct WebRTCOptions: ParsableArguments {
     @Flag(inversion: .prefixedNo, help: "Offer or accept transport-cc feedback and the transport-wide sequence number extension.")
     var transportCc = true
 
+    @OptionGroup var latency: LatencyOptions
+
     func validate() throws {
         if let stun {
             do throws(ICEError) {
@@ -81,14 +84,17 @@ struct WebRTCOptions: ParsableArguments {
         guard (256...1500).contains(mtu) else { throw ValidationError("--mtu must be 256...1500 for WebRTC, not \(mtu)") }
     }
 
-    /// The sender's configuration; one certificate from --cert/--key, or a fresh one per connection.
-    /// A connection that loses its path waits `disconnectedGraceSeconds` for an ICE restart.
-    func senderConfiguration(encoder: EncoderOptions) throws -> WebRTCSenderConfiguration {
+    /// The sender's configuration; one certificate from --cert/--key, or a fresh one per connection;
+    /// `playoutDelay` unless `--playout-delay` says otherwise. A connection that loses its path
+    /// waits `disconnectedGraceSeconds` for an ICE restart.
+    func senderConfiguration(encoder: EncoderOptions, playoutDelay: PlayoutDelay? = nil) throws -> WebRTCSenderConfiguration {
         let transport = WebRTCTransportOptions(
             stunServer: try stunServer, turnServers: try turnServers, localAddresses: localAddresses, certificate: try loadCertificate(),
             connectTimeoutNs: Int64(connectTimeout * 1e9), disconnectedGraceNs: Self.disconnectedGraceNs)
+        var tuning = encoder.tuning(mtu: mtu, retransmission: retransmit, fec: fec)
+        tuning.playoutDelay = try latency.requestedPlayoutDelay(default: playoutDelay)
         return WebRTCSenderConfiguration(
-            transport: transport, tuning: encoder.tuning(mtu: mtu, retransmission: retransmit, fec: fec), transportCC: transportCc)
+            transport: transport, tuning: tuning, transportCC: transportCc, absoluteCaptureTime: latency.absCaptureTime)
     }
 
     /// As long as libnice's consent timeout: a peer that restarts ICE after noticing the loss

@@ -63,30 +63,3 @@ struct DTLSFingerprintTests {
             + "such as \"sha-256 AB:CD:…\" (RFC 8122 section 5)")
     }
 }
-
-@Suite("a=setup to DTLS role")
-struct DTLSRoleTests {
-    @Test(arguments: [
-        (DTLSSetup.active, DTLSSetup.passive, DTLSRole.client),
-        (.active, .actpass, .client),  // we answered active to an actpass offer
-        (.actpass, .passive, .client),  // our actpass offer was answered passive
-        (.passive, .active, .server),
-        (.passive, .actpass, .server),
-        (.actpass, .active, .server),
-    ])
-    func choosesTheRole(local: DTLSSetup, remote: DTLSSetup, role: DTLSRole) throws {
-        #expect(try DTLSRole(localSetup: local, remoteSetup: remote) == role)
-    }
-
-    @Test(arguments: [DTLSSetup.active, .passive, .actpass])
-    func refusesTwoOfAKind(setup: DTLSSetup) {
-        #expect(throws: DTLSError("choose the DTLS role", .setupConflict(local: setup, remote: setup))) {
-            try DTLSRole(localSetup: setup, remoteSetup: setup)
-        }
-    }
-
-    @Test func readsSDPValues() {
-        #expect(DTLSSetup(rawValue: "actpass") == .actpass)
-        #expect(DTLSSetup(rawValue: "holdconn") == nil)
-    }
-}

@@ -48,7 +48,7 @@ struct OpenSSLInteropTests {
 
     /// Our keys laid out as RFC 5764 section 4.2 exports them: client key, server key, client salt,
     /// server salt.
-    private static func exportedLayout(of keys: DTLSSRTPKeys, role: DTLSRole) throws -> [UInt8] {
+    private static func exportedLayout(of keys: DTLSSRTPKeys, role: DTLSSession.Role) throws -> [UInt8] {
         func bytes(_ key: SRTPMasterKey) throws -> [UInt8] {
             [UInt8](try #require(Data(base64Encoded: key.base64EncodedKeyingMaterial())))
         }
@@ -93,7 +93,7 @@ struct OpenSSLInteropTests {
     }
 
     private static func makeSession(
-        role: DTLSRole, suite: SRTPSuite, expecting fingerprint: DTLSFingerprint
+        role: DTLSSession.Role, suite: SRTPSuite, expecting fingerprint: DTLSFingerprint
     ) throws -> DTLSSession {
         try DTLSSession(
             role: role, certificate: DTLSCertificate.generate(), remoteFingerprint: fingerprint, srtpSuites: [suite],

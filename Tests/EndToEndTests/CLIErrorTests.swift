@@ -50,6 +50,16 @@ extension EndToEnd {
              "camrtp: --temporal-layers must be 1, 2 or 3, not 4"),
             (["serve", "--source", "testsrc", "--temporal-layers", "0"],
              "camrtp: --temporal-layers must be 1, 2 or 3, not 0"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--playout-delay", "fast"],
+             "camrtp: --playout-delay \"fast\": expected MIN-MAX in milliseconds, such as 0-200"),
+            (["send", "--source", "testsrc", "--to", "127.0.0.1:5004", "--playout-delay", "-20-100"],
+             "camrtp: --playout-delay \"-20-100\": delays cannot be negative; give MIN-MAX in milliseconds, such as 0-200"),
+            (["sdp", "--to", "127.0.0.1:5004", "--playout-delay", "0-41000"],
+             "camrtp: --playout-delay 0-41000: the extension carries at most 40950 ms (40.95 s); give smaller values"),
+            (["publish", "--source", "testsrc", "--whip", "http://127.0.0.1:9/whip", "--playout-delay", "400-100"],
+             "camrtp: --playout-delay 400-100: MIN is above MAX; give the smaller value first, such as 100-400"),
+            (["serve", "--source", "testsrc", "--playout-delay", "5-95"],
+             "camrtp: --playout-delay 5-95: the extension counts in steps of 10 ms; give multiples of 10, such as 0-100"),
         ])
         func badInputExitsWithTwo(arguments: [String], message: String) throws {
             let result = try CamrtpBinary.run(arguments, timeout: TestPatience.seconds)

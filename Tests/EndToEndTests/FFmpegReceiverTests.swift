@@ -78,6 +78,22 @@ extension EndToEnd {
             #expect(decoded.count == 0)
         }
 
+        /// abs-capture-time goes unless `--no-abs-capture-time`, the playout delay with
+        /// `--playout-delay`; ffmpeg skips both and decodes every frame.
+        @Test func theLatencyExtensionsAreAnnouncedAndFFmpegDecodesPastThem() throws {
+            let clip = try SourceClip()
+            let (decoded, send, sdp, statsPath) = try Self.stream(clip, extra: ["--playout-delay", "0-100"])
+            #expect(send.status == 0, "\(send.stderr)")
+            #expect(sdp.contains("a=extmap:9 http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time\r\n"))
+            #expect(sdp.contains("a=extmap:12 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay\r\n"))
+            // Every frame sent is decoded (a busy machine may drop some before encoding).
+            let stats = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: statsPath))) as? [String: Any]
+            let encoded = try #require(stats?["framesEncoded"] as? Int)
+            #expect(encoded > 0 && decoded.count == encoded && decoded.minimumPSNR > 30, "\(decoded.count) of \(encoded)")
+            let plain = try CamrtpBinary.run(["sdp", "--to", "127.0.0.1:5004", "--no-abs-capture-time"])
+            #expect(plain.status == 0 && !plain.stdout.contains("abs-capture-time") && !plain.stdout.contains("playout-delay"))
+        }
+
         @Test func sdpAndSendWriteTheSameSDP() throws {
             let clip = try SourceClip(count: 5)
             let key = Data(repeating: 9, count: 30).base64EncodedString()

@@ -1,4 +1,5 @@
 import PlainRTP
+import RTP
 import RTPSession
 import Testing
 import Transport
@@ -94,5 +95,21 @@ import Transport
         #expect(throws: SendSessionError.mtuTooSmall(mtu: 37, minimum: 39), "RTX adds the 2-byte original sequence number") {
             try withRTX.validate()
         }
+    }
+
+    /// abs-capture-time is announced with its ID; the playout delay only when one is asked for.
+    @Test func theLatencyExtensionsAreAnnouncedWhenTheySend() throws {
+        let destination = try Endpoint(parsing: "192.0.2.10:5004")
+        let extensions = HeaderExtensionIDs(absoluteCaptureTime: 9, playoutDelay: 12)
+        let withoutDelay = SessionPlan(destination: destination, rtcpDestination: destination.defaultRTCPEndpoint, extensions: extensions)
+        let lines = withoutDelay.sessionDescription.lines()
+        #expect(lines.contains("a=extmap:9 http://www.webrtc.org/experiments/rtp-hdrext/abs-capture-time"))
+        #expect(!lines.contains { $0.contains("playout-delay") })
+
+        var withDelay = withoutDelay
+        withDelay.tuning.playoutDelay = PlayoutDelay(minimumMs: 0, maximumMs: 100)
+        #expect(withDelay.sessionDescription.lines().contains("a=extmap:12 http://www.webrtc.org/experiments/rtp-hdrext/playout-delay"))
+        let session = withDelay.senderConfiguration().session
+        #expect(session.extensions == extensions && session.tuning.playoutDelay == withDelay.tuning.playoutDelay)
     }
 }

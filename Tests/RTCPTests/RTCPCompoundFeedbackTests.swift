@@ -68,7 +68,7 @@ import RTP
         ("8f ce 0004 00000001 00000000 474f4f47 00000000", 206, 15),  // application layer feedback, not REMB
         ("83 cd 0004 00000001 00000002 00001234 00000000", 205, 3),  // TMMBR
         ("82 ce 0003 00000001 00000002 00040001", 206, 2),  // SLI
-        ("80 cf 0002 00000001 04000000", 207, 0),  // XR
+        ("81 c3 0001 00000001", 195, 1),  // IJ, extended jitter (RFC 5450)
     ] as [(String, UInt8, UInt8)])
     func unknownTypesAndFormatsStayOther(wire: String, packetType: UInt8, format: UInt8) throws {
         let compound = try RTCPCompoundPacket(parsing: bytes(wire))

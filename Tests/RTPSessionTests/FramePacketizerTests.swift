@@ -21,7 +21,7 @@ import Transport
         #expect(entry.absoluteSendTimeOffset == nil && entry.transportSequenceNumberOffset == nil)
         #expect(entry.firstSentNs == nil && entry.lastAnsweredRequestNs == nil)
         #expect(packetizer.stream.nextSequenceNumber == 1001)
-        let next = try packetizer.plan(frame)
+        let next = try packetizer.plan(frame, nowNs: 0)
         #expect(next.split.pictureID == 0x1235)
     }
 
@@ -184,14 +184,14 @@ import Transport
         case .duplicateExtensionID(let thrownID) where isDuplicate: #expect(thrownID == id)
         default: Issue.record("unexpected \(String(describing: error))")
         }
-        #expect(throws: SendSessionError.self) { try FramePacketizer(encodingIndex: 0, configuration: configuration, protectionOverhead: 0) }
+        #expect(throws: SendSessionError.self) { try FramePacketizer(encodingIndex: 0, configuration: configuration, protectionOverhead: 0, ntpClock: vectorNTPClock) }
     }
 
     @Test func anEmptyFrameIsRefusedAndCostsNothing() throws {
         var packetizer = try makePacketizer(sessionConfiguration())
-        #expect(throws: VP8PayloaderError.emptyFrame) { try packetizer.plan(encodedFrame([])) }
+        #expect(throws: VP8PayloaderError.emptyFrame) { try packetizer.plan(encodedFrame([]), nowNs: 0) }
         #expect(packetizer.stream.nextSequenceNumber == 1000)
-        let next = try packetizer.plan(encodedFrame([1]))
+        let next = try packetizer.plan(encodedFrame([1]), nowNs: 0)
         #expect(next.split.pictureID == 0x1234)
     }
 }

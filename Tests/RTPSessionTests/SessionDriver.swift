@@ -19,6 +19,11 @@ final class SessionDriver {
     private let batch = RTPPacketBatch(slotCapacity: 1_200, initialSlotCount: SendSession.maximumBatchCount)
     private(set) var outputs: [SessionOutput] = []
 
+    /// The extensions of the sessions built here unless a test gives others.
+    static let defaultExtensions = HeaderExtensionIDs(absoluteSendTime: absoluteSendTimeID, transportWideSequenceNumber: transportWideID)
+    /// Monotonic 0 is 2023-11-14 22:13:20 UTC.
+    static let ntpClock = NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000)
+
     /// `encodings` media streams with SSRCs 0x1000, 0x2000, … and RTX SSRCs one above each. Unless
     /// `tuning` says otherwise, packets leave as soon as they are queued (no pacing, no probes),
     /// at 1500 kbit/s.
@@ -28,6 +33,7 @@ final class SessionDriver {
 
     init(
         encodings: Int = 1, retransmission: Retransmission = .rtx, fec: FECMode? = nil,
+        extensions: HeaderExtensionIDs = SessionDriver.defaultExtensions,
         tuning: (inout SenderTuning) -> Void = { _ in }
     ) throws {
         var senderTuning = SenderTuning(
@@ -44,10 +50,9 @@ final class SessionDriver {
         }
         session = try SendSession(
             configuration: SendSessionConfiguration(
-                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97,
-                extensions: HeaderExtensionIDs(absoluteSendTime: Self.absoluteSendTimeID, transportWideSequenceNumber: Self.transportWideID),
+                tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97, extensions: extensions,
                 fec: fec.map { _ in FECPayloadTypes(red: Self.redPayloadType, ulpfec: Self.ulpfecPayloadType) }),
-            ntpClock: NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000), randomSeed: 42)
+            ntpClock: Self.ntpClock, randomSeed: 42)
     }
 
     static func ssrc(ofEncoding index: Int) -> UInt32 { UInt32(index + 1) << 12 }

@@ -1,4 +1,5 @@
 import MediaCore
+import RTCP
 import RTP
 import Testing
 @testable import RTPSession
@@ -19,10 +20,14 @@ func sessionConfiguration(
         rtxPayloadType: retransmission == .rtx ? 97 : nil, extensions: extensions)
 }
 
+/// The NTP clock of the packetizer tests: monotonic 0 is 2023-11-14 22:13:20 UTC.
+let vectorNTPClock = NTPClock(monotonicNs: 0, unixTimeNs: 1_700_000_000_000_000_000)
+
 /// The packetizer of encoding 0 of a validated `configuration`.
 func makePacketizer(_ configuration: SendSessionConfiguration, protectionOverhead: Int = 0) throws -> FramePacketizer {
     try configuration.validate(protectionOverhead: protectionOverhead)
-    return try FramePacketizer(encodingIndex: 0, configuration: configuration, protectionOverhead: protectionOverhead)
+    return try FramePacketizer(
+        encodingIndex: 0, configuration: configuration, protectionOverhead: protectionOverhead, ntpClock: vectorNTPClock)
 }
 
 /// A packet the packetizer wrote, copied out of the store with what the store knows about it.
@@ -32,13 +37,16 @@ struct WrittenPacket {
     var entry: PacketStore.Entry
 }
 
-/// Plans and writes `frame` as the session does, and reads each packet back from the store.
-/// The slots stay allocated: the caller releases them (`release(_:from:)`) or keeps them.
-func packetize(_ frame: EncodedFrame, with packetizer: inout FramePacketizer, into store: PacketStore) throws -> [WrittenPacket] {
-    let (split, orientation) = try packetizer.plan(frame)
-    try #require(store.canStore(split.packetCount), "the test store holds \(split.packetCount) more packets")
+/// Plans and writes `frame` as the session does at `nowNs` (its capture time unless given), and
+/// reads each packet back from the store. The slots stay allocated: the caller releases them
+/// (`release(_:from:)`) or keeps them.
+func packetize(
+    _ frame: EncodedFrame, with packetizer: inout FramePacketizer, into store: PacketStore, nowNs: Int64? = nil
+) throws -> [WrittenPacket] {
+    let plan = try packetizer.plan(frame, nowNs: nowNs ?? frame.timestampNs)
+    try #require(store.canStore(plan.split.packetCount), "the test store holds \(plan.split.packetCount) more packets")
     var slots: [Int] = []
-    packetizer.write(frame, split: split, orientation: orientation, into: store) { slots.append($0) }
+    packetizer.write(frame, plan: plan, nowNs: nowNs ?? frame.timestampNs, into: store) { slots.append($0) }
     return slots.map { WrittenPacket(slot: $0, bytes: Array(store.packet($0)), entry: store[$0]) }
 }
 

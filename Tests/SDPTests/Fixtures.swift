@@ -5,6 +5,8 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
     case chromiumRecvonlyOffer = "chromium-recvonly-offer"
     case chromiumSendrecvOffer = "chromium-sendrecv-offer"
     case chromiumAnswerToCamrtpOffer = "chromium-answer-to-camrtp-offer"
+    case chromiumRecvonlyOfferWithCaptureTime = "chromium-recvonly-offer-abs-capture-time"
+    case chromiumAnswerToCamrtpLatencyOffer = "chromium-answer-to-camrtp-latency-offer"
     case aiortcOffer = "aiortc-offer"
     case aiortcAnswer = "aiortc-answer"
     case aiortcRecvonlyOffer = "aiortc-recvonly-offer"

@@ -39,7 +39,7 @@ struct SDPFragmentTests {
         let section = try #require(fragment.sections.first)
         #expect(section.mediaLine == "audio 9 UDP/TLS/RTP/SAVPF 111")
         #expect(section.mid == "0")
-        #expect(fragment.iceCredentials == ICECredentials(usernameFragment: "EsAw", password: "P2uYro0UCOQ4zxjKXaWCBui1"))
+        #expect(fragment.iceCredentials == ICEParameters(usernameFragment: "EsAw", password: "P2uYro0UCOQ4zxjKXaWCBui1"))
         #expect(fragment.candidates.count == 4)
         #expect(fragment.candidates[0].address == "192.0.2.1" && fragment.candidates[0].port == 61764 && fragment.candidates[0].isUDP)
         #expect(fragment.candidates[2].transport == "tcp" && fragment.candidates[2].extensionValue("tcptype") == "active")
@@ -62,7 +62,7 @@ struct SDPFragmentTests {
     @Test func takesSessionLevelCredentialsAndSkipsTheRest() throws {
         let text = "a=ice-ufrag:abcd\na=ice-pwd:efghijklmnopqrstuvwxyz12\nx=unknown\n\nm=video 9 UDP/TLS/RTP/SAVPF 96  \nc=IN IP4 0.0.0.0\na=mid:0\na=rtcp-mux\na=candidate:1 1 UDP 2130706431 10.0.0.1 5000 typ host\n"
         let fragment = try SDPFragment(parsing: text)
-        #expect(fragment.iceCredentials == ICECredentials(usernameFragment: "abcd", password: "efghijklmnopqrstuvwxyz12"))
+        #expect(fragment.iceCredentials == ICEParameters(usernameFragment: "abcd", password: "efghijklmnopqrstuvwxyz12"))
         #expect(fragment.sections.map(\.mediaLine) == ["video 9 UDP/TLS/RTP/SAVPF 96"])
         #expect(fragment.candidates.count == 1)
         #expect(!fragment.isEndOfCandidates)
@@ -115,7 +115,7 @@ struct SDPFragmentTests {
             sections: [
                 SDPFragment.Section(
                     mediaLine: "video 9 UDP/TLS/RTP/SAVPF 96", mid: "0",
-                    iceCredentials: ICECredentials(usernameFragment: "u1", password: "p1p1p1p1p1p1p1p1p1p1p1p1"),
+                    iceCredentials: ICEParameters(usernameFragment: "u1", password: "p1p1p1p1p1p1p1p1p1p1p1p1"),
                     candidates: [Candidate(foundation: "1", transport: "UDP", priority: 2_130_706_431, address: "10.0.0.1", port: 5000, type: .host)],
                     endOfCandidates: true),
             ])

@@ -34,7 +34,7 @@ struct SDPParserFixtureTests {
         #expect(video.payloadFormats.count == 34)
         #expect(video.connection == .unspecifiedIPv4)
         #expect(video.rtcp == RTCPAttribute(port: 9, address: .unspecifiedIPv4))
-        #expect(sdp.iceCredentials(for: video) == ICECredentials(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
+        #expect(sdp.iceCredentials(for: video) == ICEParameters(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
         #expect(video.iceOptions == ["trickle"])
         #expect(video.fingerprints.count == 1)
         #expect(video.fingerprints.first?.hashFunction == .sha256)

@@ -15,7 +15,7 @@ enum NegotiationSetup {
             HeaderExtensionMapping(id: 13, uri: videoOrientation),
         ],
         fec: FECFormats(red: 98, ulpfec: 99))
-    static let credentials = ICECredentials(usernameFragment: "cAmR", password: "0123456789abcdefABCDEF+/")
+    static let credentials = ICEParameters(usernameFragment: "cAmR", password: "0123456789abcdefABCDEF+/")
     static let fingerprint = Fingerprint(hashFunction: .sha256, digest: Array(0..<32))
     static let fingerprintLine = "a=fingerprint:sha-256 " + (0..<32).map { hexByte($0) }.joined(separator: ":")
     static let publisherTransport = LocalTransportParameters(iceCredentials: credentials, fingerprints: [fingerprint])
@@ -79,6 +79,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "",
         ].joined(separator: "\r\n"))
         #expect(try SessionDescription(parsing: offer.serialized()) == offer)
@@ -131,6 +132,7 @@ struct VideoNegotiatorTests {
             "a=ssrc:1111111111 cname:camrtp",
             "a=ssrc:2222222222 cname:camrtp",
             "a=sendonly",
+            "a=rtcp-xr:rcvr-rtt=all",
             "a=candidate:1 1 udp 2130706431 127.0.0.2 40000 typ host",
             "a=end-of-candidates",
             "",
@@ -147,7 +149,7 @@ struct VideoNegotiatorTests {
             HeaderExtensionMapping(id: 4, uri: transportWideCC),
         ])
         #expect(video.direction == .sendonly && video.rtcpReducedSize && video.localDTLSRole == .client)
-        #expect(video.remote.iceCredentials == ICECredentials(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
+        #expect(video.remote.iceCredentials == ICEParameters(usernameFragment: "0WuK", password: "lZtlIgvzC9X0cuUQhMBWQ/Xd"))
         #expect(video.remote.setup == .actpass && !video.remote.iceLite && video.remote.iceOptions == ["trickle"])
         #expect(video.remote.fingerprints.first?.digest.first == 0x63)
     }

@@ -1,8 +1,9 @@
 #!/usr/bin/python3
 """Headless Chromium playing camrtp's viewer page, driven over the DevTools protocol (aiohttp's
-websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures)
-until enough frames are decoded with an RTT measured (and NACKs sent, with --min-nacks), presses the page's Keyframe button,
-takes a screenshot and presses Disconnect (the page's DELETE).
+websocket client): it opens the page, reads `window.camrtpViewer` (the page's getStats figures
+and its latency panel's) until enough frames are decoded with an RTT measured (and NACKs sent,
+with --min-nacks; frames displayed with a capture time, with --capture-times), presses the page's
+Keyframe button, takes a screenshot and presses Disconnect (the page's DELETE).
 
 With --restart-ice it first has the page restart ICE (its PATCH) and waits for 30 more frames;
 with --wait-recovery it prints "playing", then waits for the page to recover on its own (an ICE
@@ -101,8 +102,10 @@ async def drive(arguments):
                     stats = (viewer or {}).get("stats") or {}
                     if viewer and viewer.get("error"):
                         return 1
+                    latency = (viewer or {}).get("latency") or {}
                     if (stats.get("framesDecoded", 0) >= arguments.frames and stats.get("rttMs") is not None
-                            and stats.get("nackCount", 0) >= arguments.min_nacks):
+                            and stats.get("nackCount", 0) >= arguments.min_nacks
+                            and latency.get("framesWithCaptureTime", 0) >= arguments.capture_times):
                         break
                     await asyncio.sleep(0.25)
                 else:
@@ -145,7 +148,7 @@ async def read_viewer(tools):
     text = await tools.evaluate(
         "JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource,"
         " stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests, iceServers: camrtpViewer.iceServers.length,"
-        " iceRestarts: camrtpViewer.iceRestarts, reconnections: camrtpViewer.reconnections} : null)")
+        " iceRestarts: camrtpViewer.iceRestarts, reconnections: camrtpViewer.reconnections, latency: camrtpViewer.latency} : null)")
     return json.loads(text) if text else None
 
 
@@ -188,6 +191,8 @@ def main():
     parser.add_argument("--restart-ice", action="store_true", help="have the page restart ICE once it plays")
     parser.add_argument("--wait-recovery", action="store_true", help="print playing, then wait for the page to recover")
     parser.add_argument("--min-nacks", type=int, default=0, help="also wait until the page has sent this many NACKs")
+    parser.add_argument("--capture-times", type=int, default=0,
+                        help="also wait until the page has displayed this many frames with a capture time")
     parser.add_argument("--timeout", type=float, default=90)
     parser.add_argument("--trust-certificate", help="accept this certificate (PEM) for HTTPS")
     sys.exit(asyncio.run(drive(parser.parse_args())))

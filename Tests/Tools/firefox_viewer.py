@@ -42,7 +42,8 @@ PREFS = {
 }
 
 STATE = ("JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, "
-         "resource: camrtpViewer.resource, stats: camrtpViewer.stats, "
+         "resource: camrtpViewer.resource, stats: camrtpViewer.stats, latency: camrtpViewer.latency, "
+         "latencyNote: document.getElementById('l-note').textContent, "
          "painted: document.getElementById('video').mozPaintedFrames} : null)")
 
 

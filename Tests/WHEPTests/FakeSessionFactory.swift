@@ -11,7 +11,7 @@ final class FakeSession: WHEPSession, @unchecked Sendable {
     private var closed = false
     private var fragments: [SDPFragment] = []
     /// The viewer's ICE credentials, as the offer would have set them.
-    private var remoteCredentials: ICECredentials? = ICECredentials(usernameFragment: "view", password: "viewerpasswordviewerpass")
+    private var remoteCredentials: ICEParameters? = ICEParameters(usernameFragment: "view", password: "viewerpasswordviewerpass")
 
     init(resourceID: String, ended: @escaping @Sendable () -> Void) {
         self.resourceID = resourceID
@@ -36,7 +36,7 @@ final class FakeSession: WHEPSession, @unchecked Sendable {
     static let restartAnswer = SDPFragment(sections: [
         SDPFragment.Section(
             mediaLine: "video 9 UDP/TLS/RTP/SAVPF 96", mid: "0",
-            iceCredentials: ICECredentials(usernameFragment: "srv2", password: "serverpasswordserverpass"), endOfCandidates: true),
+            iceCredentials: ICEParameters(usernameFragment: "srv2", password: "serverpasswordserverpass"), endOfCandidates: true),
     ])
 
     var keyframeRequests: Int { lock.withLock { keyframes } }

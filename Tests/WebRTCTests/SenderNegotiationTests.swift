@@ -21,7 +21,7 @@ struct SenderNegotiationTests {
             mediaIndex: 0, mid: "0", payloadType: payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback, extensions: extensions,
             direction: .sendonly, rtcpReducedSize: true, localDTLSRole: .server,
             remote: RemoteTransportParameters(
-                iceCredentials: ICECredentials(usernameFragment: "abcd", password: "0123456789012345678901"),
+                iceCredentials: ICEParameters(usernameFragment: "abcd", password: "0123456789012345678901"),
                 fingerprints: [Fingerprint(hashFunction: .sha256, digest: [UInt8](repeating: 1, count: 32))], setup: .active))
     }
 
@@ -32,10 +32,13 @@ struct SenderNegotiationTests {
         #expect(local.rtxSSRC == 0x5678)
         #expect(local.direction == .sendonly)
         #expect(local.feedback == [.nack, .pli, .fir, .transportCC, .remb])
-        #expect(local.extensions.map(\.uri) == [RTPHeaderExtensionURI.absoluteSendTime, RTPHeaderExtensionURI.transportWideSequenceNumber])
+        #expect(local.extensions.map(\.uri) == [
+            RTPHeaderExtensionURI.absoluteSendTime, RTPHeaderExtensionURI.transportWideSequenceNumber, RTPHeaderExtensionURI.absoluteCaptureTime,
+        ])
 
         let plain = SenderNegotiation(
-            configuration: WebRTCSenderConfiguration(tuning: SenderTuning(retransmission: .off), transportCC: false, absoluteSendTime: false))
+            configuration: WebRTCSenderConfiguration(
+                tuning: SenderTuning(retransmission: .off), transportCC: false, absoluteSendTime: false, absoluteCaptureTime: false))
         #expect(plain.localVideoSender.rtxSSRC == nil)
         #expect(plain.localVideoSender.feedback == [.pli, .fir, .remb])
         #expect(plain.localVideoSender.extensions.isEmpty)
@@ -57,6 +60,25 @@ struct SenderNegotiationTests {
         #expect(configuration.srtpKey == outbound)
         #expect(configuration.feedbackSRTPKey == inbound)
         try configuration.validate()
+    }
+
+    /// The playout delay is offered only when the tuning asks for one; both latency extensions
+    /// go to the sender under the peer's IDs, with the delay to write.
+    @Test func theLatencyExtensionsAreOfferedAndTakenUnderThePeersIDs() throws {
+        let delay = try #require(PlayoutDelay(minimumMs: 0, maximumMs: 200))
+        let negotiation = SenderNegotiation(configuration: WebRTCSenderConfiguration(tuning: SenderTuning(playoutDelay: delay)))
+        #expect(negotiation.localVideoSender.extensions.suffix(2) == [
+            HeaderExtensionMapping(id: 9, uri: RTPHeaderExtensionURI.absoluteCaptureTime),
+            HeaderExtensionMapping(id: 12, uri: RTPHeaderExtensionURI.playoutDelay),
+        ])
+        let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
+        let video = Self.negotiated(feedback: [.nack], extensions: [
+            HeaderExtensionMapping(id: 5, uri: RTPHeaderExtensionURI.playoutDelay),
+            HeaderExtensionMapping(id: 13, uri: RTPHeaderExtensionURI.absoluteCaptureTime),
+        ])
+        let session = negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: NoTransport()).session
+        #expect(session.extensions == HeaderExtensionIDs(absoluteCaptureTime: 13, playoutDelay: 5))
+        #expect(session.tuning.playoutDelay == delay)
     }
 
     @Test func retransmissionFollowsWhatThePeerAccepted() {

@@ -55,17 +55,19 @@ struct SendPathBenchmark {
         return SendPathBenchmark(rows: rows)
     }
 
-    /// The session's configuration: one encoding, transport-wide numbers and abs-send-time on
-    /// every packet, RTX, no pacing and no probes, so that every frame leaves at once.
+    /// The session's configuration: one encoding, transport-wide numbers, abs-send-time and a
+    /// playout delay on every packet, abs-capture-time on first packets (every pass starts the
+    /// frames' capture times again, so it goes on more frames than a live stream's), RTX, no
+    /// pacing and no probes, so that every frame leaves at once.
     static func sessionConfiguration() -> SendSessionConfiguration {
         let tuning = SenderTuning(
             retransmission: .rtx,
             congestionControl: CongestionControllerConfiguration(
                 startBitrateBps: 1_500_000, maxBitrateBps: 1_500_000, isProbingEnabled: false),
-            pacing: PacerConfiguration(isPacingEnabled: false))
+            pacing: PacerConfiguration(isPacingEnabled: false), playoutDelay: PlayoutDelay(minimumMs: 0, maximumMs: 100))
         return SendSessionConfiguration(
             tuning: tuning, encodings: [EncodingStreams(media: .random(), rtxSSRC: 0x5EED)], rtxPayloadType: 97,
-            extensions: HeaderExtensionIDs(absoluteSendTime: 2, transportWideSequenceNumber: 3))
+            extensions: HeaderExtensionIDs(absoluteSendTime: 2, transportWideSequenceNumber: 3, absoluteCaptureTime: 9, playoutDelay: 12))
     }
 
     private static func measureSession(_ stage: Stage, frames: [EncodedFrame], passes: Int, port: UInt16) throws -> Row {

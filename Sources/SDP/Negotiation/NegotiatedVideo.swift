@@ -45,7 +45,7 @@ public struct NegotiatedVideo: Sendable, Hashable {
 
 /// The peer's ICE and DTLS values, for the ICE agent and the DTLS code.
 public struct RemoteTransportParameters: Sendable, Hashable {
-    public var iceCredentials: ICECredentials
+    public var iceCredentials: ICEParameters
     public var iceLite: Bool
     public var iceOptions: [String]
     public var fingerprints: [Fingerprint]
@@ -54,7 +54,7 @@ public struct RemoteTransportParameters: Sendable, Hashable {
     public var endOfCandidates: Bool
 
     public init(
-        iceCredentials: ICECredentials, iceLite: Bool = false, iceOptions: [String] = [], fingerprints: [Fingerprint],
+        iceCredentials: ICEParameters, iceLite: Bool = false, iceOptions: [String] = [], fingerprints: [Fingerprint],
         setup: SetupRole, candidates: [Candidate] = [], endOfCandidates: Bool = false
     ) {
         self.iceCredentials = iceCredentials

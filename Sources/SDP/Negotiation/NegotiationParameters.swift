@@ -48,7 +48,7 @@ public struct LocalVideoSender: Sendable, Hashable {
 /// Our ICE and DTLS values, produced by the ICE agent and the DTLS code and carried into the
 /// description as they are.
 public struct LocalTransportParameters: Sendable, Hashable {
-    public var iceCredentials: ICECredentials
+    public var iceCredentials: ICEParameters
     /// `a=ice-lite` (RFC 8445 section 2.5): a server that only answers checks.
     public var iceLite: Bool
     public var iceOptions: [String]
@@ -61,7 +61,7 @@ public struct LocalTransportParameters: Sendable, Hashable {
     public var preferredAnswerRole: DTLSRole
 
     public init(
-        iceCredentials: ICECredentials, iceLite: Bool = false, iceOptions: [String] = ["trickle"], fingerprints: [Fingerprint],
+        iceCredentials: ICEParameters, iceLite: Bool = false, iceOptions: [String] = ["trickle"], fingerprints: [Fingerprint],
         candidates: [Candidate] = [], endOfCandidates: Bool = false, preferredAnswerRole: DTLSRole = .client
     ) {
         self.iceCredentials = iceCredentials

@@ -14,14 +14,14 @@ public struct VideoNegotiator: Sendable {
     }
 
     /// Our offer: one `UDP/TLS/RTP/SAVPF` video section, bundled, `a=setup:actpass`, VP8 with
-    /// our feedback, RTX when we have an RTX SSRC, RED and ULPFEC when we have FEC, and our
-    /// extensions.
+    /// our feedback, RTX when we have an RTX SSRC, RED and ULPFEC when we have FEC, our
+    /// extensions, and receiver reference time reports (we answer them).
     public func makeOffer() -> SessionDescription {
         let section = videoSection(
             transportProtocol: .udpTLSRTPSAVPF, mid: sender.mid, payloadType: sender.payloadType,
             rtxPayloadType: sender.rtxSSRC == nil ? nil : sender.rtxPayloadType, fec: sender.fec, feedback: sender.feedback,
             extensions: sender.extensions, direction: sender.direction, setup: .actpass,
-            reducedSizeRTCP: sender.acceptsReducedSizeRTCP)
+            reducedSizeRTCP: sender.acceptsReducedSizeRTCP, receiverReferenceTimeReports: true)
         var offer = SessionDescription(origin: origin, media: [section])
         offer.groups = [.bundle([sender.mid])]
         offer.iceLite = transport.iceLite
@@ -44,7 +44,8 @@ public struct VideoNegotiator: Sendable {
     /// The answer's video section for `offer` alone, with its index and what it agrees on:
     /// the first VP8 payload type and its RTX (by `apt`), RED and ULPFEC when both sides have
     /// them (our repairs go as RTX of VP8, so RTX of RED is not answered), our feedback that the offer lists,
-    /// the offer's ids for the extensions we write, and the setup role flipped (RFC 8842 section 5.3).
+    /// the offer's ids for the extensions we write, receiver reference time reports when offered
+    /// (RFC 3611 section 5.1), and the setup role flipped (RFC 8842 section 5.3).
     public func answerVideoSection(
         to offer: SessionDescription
     ) throws(SDPNegotiationError) -> (index: Int, section: MediaDescription, video: NegotiatedVideo) {
@@ -84,7 +85,7 @@ public struct VideoNegotiator: Sendable {
         let section = videoSection(
             transportProtocol: offered.transportProtocol, mid: offered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx,
             fec: fec, feedback: feedback, extensions: extensions, direction: direction, setup: localRole.setupRole,
-            reducedSizeRTCP: reducedSize)
+            reducedSizeRTCP: reducedSize, receiverReferenceTimeReports: offered.hasReceiverReferenceTimeReports)
         let video = NegotiatedVideo(
             mediaIndex: index, mid: offered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback,
             extensions: extensions, direction: direction, rtcpReducedSize: reducedSize, localDTLSRole: localRole, remote: remote,
@@ -151,7 +152,7 @@ public struct VideoNegotiator: Sendable {
     private func videoSection(
         transportProtocol: TransportProtocol, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, fec: FECFormats?,
         feedback: [RTCPFeedback], extensions: [HeaderExtensionMapping], direction: MediaDirection, setup: SetupRole,
-        reducedSizeRTCP: Bool
+        reducedSizeRTCP: Bool, receiverReferenceTimeReports: Bool
     ) -> MediaDescription {
         var formats = [PayloadFormat.vp8(payloadType: payloadType, feedback: feedback)]
         if let rtxPayloadType {
@@ -170,6 +171,7 @@ public struct VideoNegotiator: Sendable {
         section.rtcpMux = true
         section.rtcpReducedSize = reducedSizeRTCP
         section.extensions = extensions
+        if receiverReferenceTimeReports { section.otherAttributes.append(.receiverReferenceTimeReports) }
         if direction.sends {
             section.streamIDs = sender.streamID.map { [$0] } ?? []
             section.sources = [SourceDescription(ssrc: sender.ssrc, cname: sender.cname)]
