@@ -16,6 +16,11 @@ struct LayerOptions: ParsableArguments {
         }
     }
 
+    /// Each layer's cumulative share of the encoder's rate, base first; `[1]` with one.
+    var cumulativeRateShares: [Double] {
+        VP8TemporalLayers.cumulativeRateShares(layerCount: temporalLayers)
+    }
+
     /// The pipeline's encoder with these layers.
     func apply(to configuration: inout PipelineConfiguration) {
         configuration.encoder.temporalLayers = temporalLayers

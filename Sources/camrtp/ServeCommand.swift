@@ -59,6 +59,7 @@ struct ServeCommand: CamrtpCommand {
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
+            temporalLayerShares: layers.cumulativeRateShares,
             onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
         let logger = Logger(label: "camrtp.serve")
         var serverConfiguration = WHEPServer.Configuration(
@@ -123,6 +124,7 @@ struct ServeCommand: CamrtpCommand {
     private static func viewerSummary(_ viewer: ViewerStatistics, error: (any Error)?) -> String {
         var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
             + "\(viewer.keyframeRequests) keyframe requests"
+        if viewer.framesAboveLayer > 0 { line += ", \(viewer.framesAboveLayer) above its temporal layer" }
         if let delay = viewer.firstFrameDelayNs { line += ", first frame \(DecimalText.fixed(Double(delay) / 1e6, decimals: 1)) ms after joining" }
         if let sender = viewer.sender {
             if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }
