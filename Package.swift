@@ -10,6 +10,7 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "camrtp", targets: ["camrtp"]),
+        .executable(name: "camrtp-webrtc", targets: ["camrtp-webrtc"]),
         .library(name: "CameraRTP", targets: [
             "CameraRTP", "Capture", "Adaptation", "VP8", "RTP", "RTCP", "Transport", "SDP", "MediaCore", "FrameProcessing", "DTLS",
             "ImageEncoding", "CongestionControl", "Pacing", "RTPSession", "RTPSender", "PlainRTP", "ICE", "ICEServers", "STUN",
@@ -128,13 +129,20 @@ let package = Package(
         ]),
         // Live control of a running stream: commands, their JSON lines and the Unix-socket server.
         .target(name: "StreamControl", dependencies: ["CameraRTP", "Capture", "Adaptation", "ImageEncoding", "MediaCore"]),
-        .executableTarget(name: "camrtp", dependencies: [
-            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSession", "RTPSender", "PlainRTP", "CongestionControl", "Pacing", "Transport",
-            "MediaCore", "ImageEncoding", "StreamControl", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout", "WHEP",
-            "HTTPAccess", "MetricsHTTP", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+        // The commands and options of both programs below.
+        .target(name: "CamrtpCLI", dependencies: [
+            "CameraRTP", "Capture", "FakeV4L2", "Adaptation", "VP8", "RTP", "RTPSession", "RTPSender", "PlainRTP", "CongestionControl", "Pacing",
+            "Transport", "MediaCore", "ImageEncoding", "StreamControl", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            .product(name: "Subprocess", package: "swift-subprocess"), systemPackage,
+        ]),
+        // camrtp: every command but those that need WebRTC or HTTP, which it hands to camrtp-webrtc,
+        // so that a plain stream or a recording never loads libnice, OpenSSL or swift-nio.
+        .executableTarget(name: "camrtp", dependencies: ["CamrtpCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
+        // camrtp with WebRTC and HTTP: publish, serve and --metrics.
+        .executableTarget(name: "camrtp-webrtc", dependencies: [
+            "CamrtpCLI", "CameraRTP", "MediaCore", "RTP", "RTPSession", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout",
+            "WHEP", "HTTPAccess", "MetricsHTTP", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
-            .product(name: "Subprocess", package: "swift-subprocess"),
-            systemPackage,
         ]),
         .executableTarget(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "PlainRTP", "RTPSender", "Transport", "VP8"],
@@ -189,7 +197,7 @@ let package = Package(
             "HTTPAccess", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        .testTarget(name: "CamrtpTests", dependencies: ["camrtp", "CameraRTP", "Capture", "FakeV4L2", "TestSupport"]),
+        .testTarget(name: "CamrtpTests", dependencies: ["CamrtpCLI", "CameraRTP", "Capture", "FakeV4L2", "TestSupport", "VP8"]),
         .testTarget(name: "CameraRTPTests", dependencies: [
             "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport", "StreamMetrics",
             .product(name: "Metrics", package: "swift-metrics"),

@@ -247,7 +247,7 @@ def main():
     parser.add_argument("--workdir", help="keep logs here")
     options = parser.parse_args()
     if not os.access(options.camrtp, os.X_OK):
-        sys.exit(f"{options.camrtp}: no camrtp binary (swift build -c release --product camrtp, or --camrtp PATH)")
+        sys.exit(f"{options.camrtp}: no camrtp binary (swift build -c release, which builds camrtp and camrtp-webrtc, or --camrtp PATH)")
     results, loads = asyncio.run(run(options))
     report(results, loads, options)
     if options.json:

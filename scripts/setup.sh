@@ -36,7 +36,7 @@ fi
 case "${1:-}" in
     demo)
         install_missing
-        swift build -c release --product camrtp
+        swift build -c release   # camrtp and camrtp-webrtc
         .build/release/camrtp loopback --source testsrc:1280x720@30 --duration 5 --headless --stats
         ;;
     test)

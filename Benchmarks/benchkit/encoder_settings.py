@@ -1,7 +1,8 @@
-"""VP8 encoder settings of every tool. camrtp's are WebRTC's; "matched" gives the other tools the
-same values as far as each exposes them; "reference" is the exact commands of the project's
-reference measurements (no denoiser, static threshold 0, error resilience on for ffmpeg and
-GStreamer)."""
+"""VP8 encoder settings of every tool. camrtp's streams use WebRTC's; "matched" gives the other
+tools the same values as far as each exposes them; "reference" is the exact commands of the
+project's reference measurements (no denoiser, static threshold 0, error resilience on for ffmpeg
+and GStreamer). camrtp's recordings use libvpx's own real-time defaults, which are vpxenc's and
+ffmpeg's when given only a deadline, cpu-used, threads, a bitrate and keyframe distances."""
 
 
 def vpxenc_args(kbps, variant):
@@ -15,6 +16,19 @@ def vpxenc_args(kbps, variant):
                  "--drop-frame=30", "--noise-sensitivity=4", "--static-thresh=1",
                  "--token-parts=0", "--max-intra-rate=900", "--kf-max-dist=3000"]
     return args
+
+
+def vpxenc_recording_args(kbps, keyframe_frames=None):
+    """camrtp record's settings in vpxenc: its defaults. keyframe_frames: a keyframe exactly every
+    that many frames (camrtp's --keyframe-interval), else only the first (--keyframe-interval 0)."""
+    keyframes = [f"--kf-min-dist={keyframe_frames}", f"--kf-max-dist={keyframe_frames}"] if keyframe_frames else ["--kf-max-dist=3000"]
+    return ["--ivf", "--codec=vp8", "--rt", "--cpu-used=-6", "--threads=1", f"--target-bitrate={kbps}"] + keyframes
+
+
+def ffmpeg_recording_args(kbps, keyframe_frames):
+    """camrtp record's settings in ffmpeg's libvpx: its defaults, -b:v alone being VBR."""
+    return ["-c:v", "libvpx", "-deadline", "realtime", "-cpu-used", "-6", "-threads", "1", "-b:v", f"{kbps}k",
+            "-g", str(keyframe_frames), "-keyint_min", str(keyframe_frames)]
 
 
 def ffmpeg_vp8_args(kbps, variant):

@@ -396,16 +396,19 @@ public final class SendSession {
         }
     }
 
+    /// The group starts over only once its FEC is written: emptied while a copy of it lived, its
+    /// arrays would be copied, an allocation per FEC group.
     private func writeFEC(encodingIndex index: Int, share: Double, payloadType: UInt8, timestampNs: Int64, nowNs: Int64) {
-        let group = encodings[index].fecGroup
-        encodings[index].fecGroup.removeAll()
-        let count = group.fecCount(share: share)
-        guard store.canStore(count), group.isIntact(in: store) else { return }
-        encodings[index].packetizer.writeFEC(
-            count: count, protecting: group.slots, timestampNs: timestampNs, payloadType: payloadType, into: store
-        ) { slot in
-            enqueue(slot, kind: .media, nowNs: nowNs)
+        let count = encodings[index].fecGroup.fecCount(share: share)
+        if store.canStore(count), encodings[index].fecGroup.isIntact(in: store) {
+            let slots = encodings[index].fecGroup.slots
+            encodings[index].packetizer.writeFEC(
+                count: count, protecting: slots, timestampNs: timestampNs, payloadType: payloadType, into: store
+            ) { slot in
+                enqueue(slot, kind: .media, nowNs: nowNs)
+            }
         }
+        encodings[index].fecGroup.removeAll()
     }
 
     /// The frame interval of encoding 0, smoothed over about eight frames.

@@ -5,7 +5,8 @@ import Logging
 import MediaCore
 import Synchronization
 
-/// VP8 over libvpx in real-time mode, configured as libwebrtc configures it.
+/// VP8 over libvpx in real-time mode, configured as libwebrtc configures it for a stream, or as
+/// libvpx's defaults are for a file (`VP8EncoderSettings.recording`).
 ///
 /// `encode` runs on one thread at a time (the pipeline's encoder thread). `requestKeyframe()`
 /// and `setBitrate(kbps:)` may be called from any thread; they take effect on the next frame,
@@ -162,7 +163,7 @@ public final class VP8Encoder: @unchecked Sendable {
         config.g_pass = VPX_RC_ONE_PASS
         config.g_error_resilient = settings.errorResilient || settings.temporalLayers > 1
             ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
-        config.rc_end_usage = VPX_CBR
+        config.rc_end_usage = settings.rateControl == .constant ? VPX_CBR : VPX_VBR
         config.rc_target_bitrate = UInt32(settings.bitrateKbps)
         config.rc_min_quantizer = UInt32(settings.minQuantizer)
         config.rc_max_quantizer = UInt32(settings.maxQuantizer)
@@ -191,8 +192,10 @@ public final class VP8Encoder: @unchecked Sendable {
             &context, id(VP8E_SET_NOISE_SENSITIVITY), UInt32(settings.noiseSensitivity)))
         try control("VP8E_SET_TOKEN_PARTITIONS", vpx_codec_control_VP8E_SET_TOKEN_PARTITIONS(
             &context, id(VP8E_SET_TOKEN_PARTITIONS), Int32(VP8_ONE_TOKENPARTITION.rawValue)))
+        // 0 is libvpx's "no cap".
+        let maxIntraPercent = settings.capsKeyframeSize ? settings.maxIntraBitratePercent(frameRate: format.frameRate) : 0
         try control("VP8E_SET_MAX_INTRA_BITRATE_PCT", vpx_codec_control_VP8E_SET_MAX_INTRA_BITRATE_PCT(
-            &context, id(VP8E_SET_MAX_INTRA_BITRATE_PCT), UInt32(settings.maxIntraBitratePercent(frameRate: format.frameRate))))
+            &context, id(VP8E_SET_MAX_INTRA_BITRATE_PCT), UInt32(maxIntraPercent)))
 
         image = vpx_image_t()
         image.fmt = VPX_IMG_FMT_I420

@@ -7,12 +7,25 @@ public enum KeyframeSchedule: Sendable, Equatable {
     case every(seconds: Double)
 }
 
+/// How rate control holds the target bitrate.
+public enum VP8RateControl: Sendable, Equatable {
+    /// Constant bitrate against the buffer model (`VPX_CBR`): every second of a live stream must
+    /// fit the network, so a frame's share is what the buffer allows.
+    case constant
+    /// Variable bitrate (`VPX_VBR`): the target is an average, and a hard picture may take more
+    /// than its share, as a file can afford.
+    case variable
+}
+
 /// How the VP8 encoder codes, whatever the picture: libwebrtc's real-time settings for a single
-/// VP8 stream (`LibvpxVp8Encoder::InitEncode` and `InitAndSetControlSettings`) by default. The
-/// picture's size and rate come with the frames (`VP8PictureFormat`).
+/// VP8 stream (`LibvpxVp8Encoder::InitEncode` and `InitAndSetControlSettings`) by default, and
+/// `recording(...)` for a file. The picture's size and rate come with the frames
+/// (`VP8PictureFormat`).
 public struct VP8EncoderSettings: Sendable, Equatable {
     /// The target in kbit/s at the start; a sender may change it while running.
     public var bitrateKbps: Int
+    /// CBR for a stream, VBR for a file.
+    public var rateControl: VP8RateControl
     /// libvpx `cpu-used`: −6 is WebRTC's choice on x86. Negative values spend at most the real
     /// time they are given; positive ones aim at a fraction of the frame time.
     public var cpuUsed: Int
@@ -39,12 +52,17 @@ public struct VP8EncoderSettings: Sendable, Equatable {
     /// (`VP8TemporalLayers`) and each carries its layer, so a receiver or a forwarder may take
     /// only the lower layers at a lower frame rate.
     public var temporalLayers: Int
+    /// Cap a keyframe at `maxIntraBitratePercent(frameRate:)` of a frame's share, as WebRTC does
+    /// so that a keyframe does not hold up the frames behind it on the network.
+    public var capsKeyframeSize: Bool
 
+    /// WebRTC's settings for a live stream.
     public init(bitrateKbps: Int = 1500, cpuUsed: Int = -6, threads: Int? = nil, keyframes: KeyframeSchedule = .onRequest) {
         self.bitrateKbps = bitrateKbps
         self.cpuUsed = cpuUsed
         self.threads = threads
         self.keyframes = keyframes
+        rateControl = .constant
         noiseSensitivity = 4
         staticThreshold = 1
         minQuantizer = 2
@@ -57,6 +75,32 @@ public struct VP8EncoderSettings: Sendable, Equatable {
         dropFrameThreshold = 30
         errorResilient = false
         temporalLayers = 1
+        capsKeyframeSize = true
+    }
+
+    /// For a file: nothing waits for a frame, so nothing needs a live stream's constraints.
+    /// libvpx's own defaults for one-pass encoding (`vpx_codec_enc_config_default`, what vpxenc
+    /// `--rt` and ffmpeg's libvpx use): variable bitrate over a 6 s buffer, quantizer 4–63, no
+    /// frame dropped, keyframes uncapped, no denoiser and no static threshold (a clean source
+    /// keeps its detail; a noisy camera can ask for `noiseSensitivity`). The real-time deadline,
+    /// cpu-used and threads are a stream's, so a camera is recorded as fast as it streams.
+    public static func recording(
+        bitrateKbps: Int = 1500, cpuUsed: Int = -6, threads: Int? = nil, keyframes: KeyframeSchedule = .onRequest
+    ) -> VP8EncoderSettings {
+        var settings = VP8EncoderSettings(bitrateKbps: bitrateKbps, cpuUsed: cpuUsed, threads: threads, keyframes: keyframes)
+        settings.rateControl = .variable
+        settings.noiseSensitivity = 0
+        settings.staticThreshold = 0
+        settings.minQuantizer = 4
+        settings.maxQuantizer = 63
+        settings.undershootPercent = 100
+        settings.overshootPercent = 100
+        settings.bufferInitialMs = 4000
+        settings.bufferOptimalMs = 5000
+        settings.bufferSizeMs = 6000
+        settings.dropFrameThreshold = 0
+        settings.capsKeyframeSize = false
+        return settings
     }
 
     /// Checks the values libvpx would refuse or misread, with the reason in words.

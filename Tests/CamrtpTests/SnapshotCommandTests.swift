@@ -4,7 +4,7 @@ import Capture
 import Foundation
 import TestSupport
 import Testing
-@testable import camrtp
+@testable import CamrtpCLI
 
 @Suite struct SnapshotCommandTests {
     /// A camera that another program streams from is the user's to free: one line, exit code 2.

@@ -126,22 +126,61 @@ extension EndToEnd {
             #expect(try ivfFrames(output) == (5, 5))
         }
 
+        /// `frames` of ffmpeg's cellular automaton (a lavfi `source`), all detail, as a Y4M file.
+        func cellularAutomaton(_ source: String, frames: Int) throws -> String {
+            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
+            let path = folder.file("cells.y4m")
+            let made = try ExternalTool("ffmpeg").run([
+                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", source, "-frames:v", "\(frames)", "-pix_fmt", "yuv420p", "-y", path,
+            ])
+            try #require(made.status == 0, "\(made.stderr)")
+            return path
+        }
+
         /// A cellular automaton is all detail; at 400 kbit/s a live stream drops most of it to
         /// hold the rate, but a recording, like vpxenc, keeps every frame.
         @Test func aRecordingKeepsEveryFrameWhateverTheBitrate() throws {
-            try #require(ExternalTool.locate("ffmpeg") != nil, "ffmpeg is needed: apt-get install ffmpeg")
-            let input = folder.file("cells.y4m"), output = folder.file("cells.ivf"), stats = folder.file("stats.json")
-            let made = try ExternalTool("ffmpeg").run([
-                "-nostdin", "-loglevel", "error", "-f", "lavfi", "-i", "cellauto=s=321x241:rate=30", "-frames:v", "40",
-                "-pix_fmt", "yuv420p", "-y", input,
-            ])
-            try #require(made.status == 0, "\(made.stderr)")
+            let input = try cellularAutomaton("cellauto=s=321x241:rate=30", frames: 40)
+            let output = folder.file("cells.ivf"), stats = folder.file("stats.json")
             let result = try record(["--source", "y4m:\(input)", "--bitrate", "400", "--out", output, "--stats-json", stats])
             #expect(result.status == 0, "\(result.stderr)")
             #expect(try ivfFrames(output) == (40, 40))
             let figures = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
             #expect(figures?["framesEncoded"] as? Int == 40)
             #expect((figures?["framesDropped"] as? [String: Int])?["encoderDrop"] ?? 0 == 0)
+        }
+
+        /// A recording is encoded as vpxenc encodes a file (libvpx's own settings at the same
+        /// deadline, speed, threads, bitrate and keyframes), not as a stream: on a clip that is all
+        /// detail, every frame of the IVF is byte for byte vpxenc's, the keyframe uncapped.
+        @Test func aRecordingIsWhatVpxencWritesAtTheSameSettings() throws {
+            try #require(ExternalTool.locate("vpxenc") != nil, "vpxenc is needed: apt-get install vpx-tools")
+            let input = try cellularAutomaton("cellauto=s=320x240:rate=30:seed=7", frames: 30)
+            let ours = folder.file("camrtp.ivf"), theirs = folder.file("vpxenc.ivf")
+            let result = try record([
+                "--source", "y4m:\(input)", "--bitrate", "300", "--threads", "1", "--cpu-used=-6", "--keyframe-interval", "0", "--out", ours,
+            ])
+            #expect(result.status == 0, "\(result.stderr)")
+            let reference = try ExternalTool("vpxenc").run([
+                "--quiet", "--ivf", "--codec=vp8", "--rt", "--cpu-used=-6", "--threads=1", "--target-bitrate=300", "--kf-max-dist=3000",
+                "-o", theirs, input,
+            ])
+            try #require(reference.status == 0, "\(reference.stderr)")
+            let (camrtpFrames, vpxencFrames) = (try ivfPayloads(ours), try ivfPayloads(theirs))
+            #expect(camrtpFrames.count == 30)
+            #expect(camrtpFrames == vpxencFrames, "frame sizes: camrtp \(camrtpFrames.map(\.count)), vpxenc \(vpxencFrames.map(\.count))")
+        }
+
+        /// The frames of an IVF file, without their headers.
+        func ivfPayloads(_ path: String) throws -> [[UInt8]] {
+            let data = try bytes(path)
+            var offset = Int(data[6]) | Int(data[7]) << 8, frames: [[UInt8]] = []
+            while offset + 12 <= data.count {
+                let size = Int(data[offset]) | Int(data[offset + 1]) << 8 | Int(data[offset + 2]) << 16 | Int(data[offset + 3]) << 24
+                frames.append(Array(data[(offset + 12)..<min(data.count, offset + 12 + size)]))
+                offset += 12 + size
+            }
+            return frames
         }
 
         /// A place that cannot take the figures fails at the start, before anything is recorded.

@@ -13,6 +13,8 @@ import Transport
 ///
 /// - `session`: a `SendSession` on this thread: packetize into the store, pace (off), write the
 ///   stamped copies, account for them after they left: everything the sender decides.
+/// - `session + FEC`: the same with RED around every packet and ULPFEC at `--fec on`'s share
+///   (a fifth of the delta frames' packets, half of the keyframes'); rates count media and FEC.
 /// - `session + send`, `session + SRTP + send`: the same, handed to a UDP socket with
 ///   `sendmmsg`, then SRTP-protected (AES_CM_128_HMAC_SHA1_80) first.
 /// - `RTPVideoSender`: the whole sender as the pipeline uses it, its thread, event loop, SRTP and
@@ -37,6 +39,7 @@ struct SendPathBenchmark {
 
     enum Stage: String, CaseIterable {
         case session = "session"
+        case sessionFEC = "session + FEC"
         case sessionSend = "session + send"
         case sessionSRTPSend = "session + SRTP + send"
         case sender = "RTPVideoSender"
@@ -48,7 +51,7 @@ struct SendPathBenchmark {
 
     static func run(frames: [EncodedFrame], passes: Int) throws -> SendPathBenchmark {
         let sink = try SinkSocket()
-        var rows = try [Stage.session, .sessionSend, .sessionSRTPSend].map { stage throws in
+        var rows = try [Stage.session, .sessionFEC, .sessionSend, .sessionSRTPSend].map { stage throws in
             try measureSession(stage, frames: frames, passes: passes, port: sink.port)
         }
         rows.append(try measureSender(frames: frames, passes: passes, port: sink.port))
@@ -58,16 +61,17 @@ struct SendPathBenchmark {
     /// The session's configuration: one encoding, transport-wide numbers, abs-send-time and a
     /// playout delay on every packet, abs-capture-time on first packets (every pass starts the
     /// frames' capture times again, so it goes on more frames than a live stream's), RTX, no
-    /// pacing and no probes, so that every frame leaves at once.
-    static func sessionConfiguration() -> SendSessionConfiguration {
+    /// pacing and no probes, so that every frame leaves at once; FEC always on when `fec`.
+    static func sessionConfiguration(fec: Bool = false) -> SendSessionConfiguration {
         let tuning = SenderTuning(
-            retransmission: .rtx,
+            retransmission: .rtx, fec: fec ? .on : .off,
             congestionControl: CongestionControllerConfiguration(
                 startBitrateBps: 1_500_000, maxBitrateBps: 1_500_000, isProbingEnabled: false),
             pacing: PacerConfiguration(isPacingEnabled: false), playoutDelay: PlayoutDelay(minimumMs: 0, maximumMs: 100))
         return SendSessionConfiguration(
             tuning: tuning, encodings: [EncodingStreams(media: .random(), rtxSSRC: 0x5EED)], rtxPayloadType: 97,
-            extensions: HeaderExtensionIDs(absoluteSendTime: 2, transportWideSequenceNumber: 3, absoluteCaptureTime: 9, playoutDelay: 12))
+            extensions: HeaderExtensionIDs(absoluteSendTime: 2, transportWideSequenceNumber: 3, absoluteCaptureTime: 9, playoutDelay: 12),
+            fec: fec ? FECPayloadTypes(red: 98, ulpfec: 99) : nil)
     }
 
     private static func measureSession(_ stage: Stage, frames: [EncodedFrame], passes: Int, port: UInt16) throws -> Row {
@@ -75,7 +79,8 @@ struct SendPathBenchmark {
         let srtp = try SRTPSession(key: key, direction: .outbound)
         let protects = stage == .sessionSRTPSend
         let session = try SendSession(
-            configuration: sessionConfiguration(), protectionOverhead: protects ? key.suite.rtpAuthenticationTagLength : 0,
+            configuration: sessionConfiguration(fec: stage == .sessionFEC),
+            protectionOverhead: protects ? key.suite.rtpAuthenticationTagLength : 0,
             ntpClock: .system())
         let batch = RTPPacketBatch(slotCapacity: 1_200, tailroom: SRTPSession.maximumTrailerLength, initialSlotCount: 64)
         let transport = try UDPTransport(remote: Endpoint(parsing: "127.0.0.1:\(port)"))
@@ -93,7 +98,7 @@ struct SendPathBenchmark {
                             batch.setLength(try srtp.protectRTP(batch.slot(at: index), length: batch.length(at: index)), at: index)
                         }
                     }
-                    if stage != .session { _ = transport.send(batch) }
+                    if stage == .sessionSend || stage == .sessionSRTPSend { _ = transport.send(batch) }
                     packets &+= batch.count
                     for index in 0..<batch.count { wireBytes &+= batch.length(at: index) }
                     session.packetsLeft(batch, atNs: nowNs)
