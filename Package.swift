@@ -187,7 +187,7 @@ let package = Package(
         .testTarget(name: "StreamControlTests", dependencies: [
             "RTPSender", "PlainRTP", "RTPSession", "StreamControl", "CameraRTP", "Capture", "FakeV4L2", "MediaCore", "RTP", "Transport", "VP8", "TestSupport",
         ]),
-        .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore"]),
+        .testTarget(name: "ViewerFanoutTests", dependencies: ["ViewerFanout", "MediaCore", "RTP", "TestSupport"]),
         .testTarget(name: "WHEPTests", dependencies: [
             "WHEP", "MediaCore", "SDP", "ICEServers", "HTTPAccess", "MetricsHTTP", logging, .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),

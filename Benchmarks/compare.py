@@ -17,12 +17,13 @@ wait4's rusage) and peak RSS (ru_maxrss).
   compare.py overload    an encoder that cannot keep up: latency bound and late drops
   compare.py record      camrtp record vs ffmpeg's libvpx and vpxenc at equal file size (PSNR)
   compare.py memory      peak RSS of send, publish and serve (1 and 4 viewers) against vpxenc
+  compare.py layers      temporal layers: PSNR at the same bitrate with 1, 2 and 3 layers, beside ffmpeg's
   compare.py all         all of the above; --json FILE keeps the results
 
 encode, send, latency, micro, overload, record and memory need the Python 3 standard library only
-(memory also root, ip and Debian's /usr/bin/python3 with aiortc for its peers); feedback and
-congestion match decoded frames with numpy, and congestion plots with matplotlib when it can
-(Debian's /usr/bin/python3 has both).
+(memory also root, ip and Debian's /usr/bin/python3 with aiortc for its peers); feedback,
+congestion and layers match decoded frames with numpy, and congestion plots with matplotlib when
+it can (Debian's /usr/bin/python3 has both).
 """
 
 import argparse
@@ -339,7 +340,7 @@ def tool_versions(camrtp):
 
 
 # Cases with a module of their own in benchkit (feedback and congestion import numpy).
-CLOSED_LOOP = ("feedback", "fec", "congestion", "pacing", "overload")
+CLOSED_LOOP = ("feedback", "fec", "congestion", "pacing", "overload", "layers")
 
 
 def closed_loop_bench(name):

@@ -10,6 +10,7 @@ struct SendArguments: ParsableArguments {
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var stream: StreamOptions
     @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var layers: LayerOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 }

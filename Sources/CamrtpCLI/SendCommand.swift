@@ -51,10 +51,9 @@ package struct SendCommand<Metrics: MetricsEndpoint>: CamrtpCommand {
             configuration: plan.senderConfiguration(),
             traceSink: traceSink)
         if let sdp = arguments.sdp { try SDPOutput.write(plan, to: sdp) }
-        let pipeline = try StreamPipeline(
-            source: source, configuration: adapt.pipelineConfiguration(
-                for: source, input: input, encoder: encoder, applyRotation: !stream.cvo),
-            sink: sender)
+        var pipelineConfiguration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: !stream.cvo)
+        arguments.layers.apply(to: &pipelineConfiguration)
+        let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: sender)
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
         let snapshot: StatsSnapshot
         do {

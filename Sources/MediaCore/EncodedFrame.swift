@@ -13,10 +13,27 @@ public struct EncodedFrame: Sendable {
     public var isDroppable: Bool
     /// Which encoding of a simulcast set the frame belongs to, lowest first; 0 without simulcast.
     public var encodingIndex: Int
+    /// The frame's temporal layer when the encoder codes several (RFC 7741 §4.2 TID and Y);
+    /// nil with one.
+    public var temporalLayer: TemporalLayer?
+
+    /// A frame's place among temporal layers: layer `index` (0 is the base) is decodable from
+    /// the frames of its own and lower layers alone, and a layer-sync frame depends on the base
+    /// layer only, so a receiver may start taking layer `index` from it.
+    public struct TemporalLayer: Sendable, Equatable {
+        public var index: Int
+        public var isLayerSync: Bool
+
+        public init(index: Int, isLayerSync: Bool) {
+            self.index = index
+            self.isLayerSync = isLayerSync
+        }
+    }
 
     public init(
         data: [UInt8], width: Int, height: Int, timestampNs: Int64,
-        rotation: VideoRotation, isKeyframe: Bool, isDroppable: Bool, encodingIndex: Int = 0
+        rotation: VideoRotation, isKeyframe: Bool, isDroppable: Bool, encodingIndex: Int = 0,
+        temporalLayer: TemporalLayer? = nil
     ) {
         self.data = data
         self.width = width
@@ -26,5 +43,6 @@ public struct EncodedFrame: Sendable {
         self.isKeyframe = isKeyframe
         self.isDroppable = isDroppable
         self.encodingIndex = encodingIndex
+        self.temporalLayer = temporalLayer
     }
 }

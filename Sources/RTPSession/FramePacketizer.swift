@@ -33,7 +33,7 @@ struct FramePacketizer {
         stream = try RTPStream(
             parameters: parameters, payloadType: configuration.payloadType, extensions: configuration.extensions,
             playoutDelay: configuration.tuning.playoutDelay)
-        payloader = VP8Payloader(initialPictureID: parameters.initialPictureID)
+        payloader = VP8Payloader(initialPictureID: parameters.initialPictureID, initialTL0PictureIndex: parameters.initialTL0PictureIndex)
         captureTimes = AbsoluteCaptureTimeSchedule(ntpClock: ntpClock)
         packetCapacity = configuration.tuning.mtu - protectionOverhead - configuration.retransmissionOverhead
             - configuration.fecOverhead(headerSize: stream.headerSize + stream.largestExtraHeaderSize)
@@ -53,8 +53,11 @@ struct FramePacketizer {
             : nil
         let firstPacketExtra = stream.extraHeaderSize(captureTime: captureTime != nil, orientation: false)
         let onePacketExtra = stream.extraHeaderSize(captureTime: captureTime != nil, orientation: orientation != nil)
+        let temporalLayer = frame.temporalLayer.map {
+            VP8PayloadDescriptor.TemporalLayer(index: UInt8(truncatingIfNeeded: $0.index), isLayerSync: $0.isLayerSync)
+        }
         let split = try payloader.split(
-            frameSize: frame.data.count, isDroppable: frame.isDroppable,
+            frameSize: frame.data.count, isDroppable: frame.isDroppable, temporalLayer: temporalLayer,
             payloadCapacity: packetCapacity - stream.headerSize - firstPacketExtra,
             lastPacketReduction: onePacketExtra - firstPacketExtra)
         return FramePlan(split: split, orientation: orientation, captureTime: captureTime)

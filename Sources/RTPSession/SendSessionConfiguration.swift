@@ -88,9 +88,9 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Checks what would stop the session: the encodings and their SSRCs, RTX's values,
     /// extension IDs, and an MTU that must carry a header with every extension, the VP8
-    /// descriptor, a byte of payload, `protectionOverhead` (the SRTP tag) and the RTX prefix;
-    /// with abs-capture-time, room for a frame's first packet to carry it and still have a
-    /// byte of payload left at the split's worst.
+    /// descriptor (with a temporal layer's fields), a byte of payload, `protectionOverhead` (the
+    /// SRTP tag) and the RTX prefix; with abs-capture-time, room for a frame's first packet to
+    /// carry it and still have a byte of payload left at the split's worst.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
@@ -108,7 +108,7 @@ public struct SendSessionConfiguration: Sendable {
         let stream = try RTPStream(
             parameters: encodings[0].media, payloadType: payloadType, extensions: extensions, playoutDelay: tuning.playoutDelay)
         let largestHeader = stream.headerSize + stream.largestExtraHeaderSize
-        let minimum = largestHeader + VP8Payloader.descriptorSize + 1 + protectionOverhead
+        let minimum = largestHeader + VP8Payloader.layeredDescriptorSize + 1 + protectionOverhead
             + retransmissionOverhead + fecOverhead(headerSize: largestHeader)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }

@@ -24,6 +24,8 @@ public final class VP8Encoder: @unchecked Sendable {
     /// The next frame's presentation time in 90 kHz ticks.
     private var nextPts: Int64 = 0
     private var lastKeyframeNs: Int64?
+    /// The frames' layers and dependencies with two or three temporal layers.
+    private var temporalLayers: VP8TemporalLayers?
     private let keyframeRequested = Atomic<Bool>(false)
     private let pendingBitrateKbps = Atomic<Int>(0)
     private let currentTargetKbps: Atomic<Int>
@@ -76,9 +78,14 @@ public final class VP8Encoder: @unchecked Sendable {
         let duration = max(1, Int64((90_000 / format.frameRate).rounded()))
         let pts = nextPts
 
-        var flags: vpx_enc_frame_flags_t = 0
+        let dependencies = temporalLayers?.nextFrame()
+        var flags = dependencies.map(Self.flags(for:)) ?? 0
         if keyframeRequested.exchange(false, ordering: .relaxed) || isKeyframeDue(at: frame.timestampNs) {
-            flags |= vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF)
+            flags = vpx_enc_frame_flags_t(VPX_EFLAG_FORCE_KF)
+        }
+        if let dependencies {
+            try control("VP8E_SET_TEMPORAL_LAYER_ID", vpx_codec_control_VP8E_SET_TEMPORAL_LAYER_ID(
+                &context, id(VP8E_SET_TEMPORAL_LAYER_ID), Int32(dependencies.layer)))
         }
 
         let buffer = frame.buffer
@@ -105,9 +112,24 @@ public final class VP8Encoder: @unchecked Sendable {
                 data: [UInt8](UnsafeRawBufferPointer(start: data.buf, count: data.sz)),
                 width: format.width, height: format.height, timestampNs: frame.timestampNs,
                 rotation: frame.rotation, isKeyframe: isKeyframe,
-                isDroppable: data.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_DROPPABLE) != 0)
+                isDroppable: data.flags & vpx_codec_frame_flags_t(VPX_FRAME_IS_DROPPABLE) != 0,
+                temporalLayer: temporalLayers?.frameEncoded(isKeyframe: isKeyframe))
         }
+        if encoded == nil { temporalLayers?.frameDropped() }
         return encoded
+    }
+
+    /// libwebrtc's `EncodeFlags`: what a frame may not reference or refresh.
+    private static func flags(for dependencies: VP8FrameDependencies) -> vpx_enc_frame_flags_t {
+        var flags: Int32 = 0
+        if !dependencies.references.contains(.last) { flags |= VP8_EFLAG_NO_REF_LAST }
+        if !dependencies.updates.contains(.last) { flags |= VP8_EFLAG_NO_UPD_LAST }
+        if !dependencies.references.contains(.golden) { flags |= VP8_EFLAG_NO_REF_GF }
+        if !dependencies.updates.contains(.golden) { flags |= VP8_EFLAG_NO_UPD_GF }
+        if !dependencies.references.contains(.altref) { flags |= VP8_EFLAG_NO_REF_ARF }
+        if !dependencies.updates.contains(.altref) { flags |= VP8_EFLAG_NO_UPD_ARF }
+        if dependencies.freezesEntropy { flags |= VP8_EFLAG_NO_UPD_ENTROPY }
+        return vpx_enc_frame_flags_t(flags)
     }
 
     private func isKeyframeDue(at timestampNs: Int64) -> Bool {
@@ -121,6 +143,7 @@ public final class VP8Encoder: @unchecked Sendable {
         guard kbps > 0, kbps != settings.bitrateKbps else { return }
         settings.bitrateKbps = kbps
         config.rc_target_bitrate = UInt32(kbps)
+        if let temporalLayers { Self.setLayerTargets(temporalLayers.cumulativeLayerKbps(total: kbps), in: &config) }
         let result = vpx_codec_enc_config_set(&context, &config)
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_config_set", result, context: &context) }
         logger.debug("VP8 bitrate now \(kbps) kbit/s")
@@ -138,7 +161,8 @@ public final class VP8Encoder: @unchecked Sendable {
         config.g_threads = UInt32(threads)
         config.g_lag_in_frames = 0
         config.g_pass = VPX_RC_ONE_PASS
-        config.g_error_resilient = settings.errorResilient ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
+        config.g_error_resilient = settings.errorResilient || settings.temporalLayers > 1
+            ? vpx_codec_er_flags_t(VPX_ERROR_RESILIENT_DEFAULT) : 0
         config.rc_end_usage = settings.rateControl == .constant ? VPX_CBR : VPX_VBR
         config.rc_target_bitrate = UInt32(settings.bitrateKbps)
         config.rc_min_quantizer = UInt32(settings.minQuantizer)
@@ -153,6 +177,8 @@ public final class VP8Encoder: @unchecked Sendable {
         config.kf_mode = VPX_KF_AUTO
         config.kf_min_dist = 0
         config.kf_max_dist = 3000
+        temporalLayers = settings.temporalLayers > 1 ? VP8TemporalLayers(layerCount: settings.temporalLayers) : nil
+        if let temporalLayers { Self.configure(temporalLayers, bitrateKbps: settings.bitrateKbps, in: &config) }
 
         result = vpx_codec_enc_init_ver(&context, interface, &config, 0, CAMRTP_VPX_ENCODER_ABI_VERSION)
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_init", result, context: &context) }
@@ -183,6 +209,26 @@ public final class VP8Encoder: @unchecked Sendable {
         nextPts = 0
         lastKeyframeNs = nil
         logger.debug("VP8 open: \(format.width)x\(format.height) \(settings.bitrateKbps) kbit/s cpu-used \(settings.cpuUsed) threads \(threads)")
+    }
+
+    /// libvpx's temporal scalability settings for `layers`, as libwebrtc's
+    /// `DefaultTemporalLayers::UpdateConfiguration` fills them.
+    private static func configure(_ layers: VP8TemporalLayers, bitrateKbps: Int, in config: inout vpx_codec_enc_cfg_t) {
+        config.ts_number_layers = UInt32(layers.layerCount)
+        config.ts_periodicity = UInt32(layers.layerIDs.count)
+        withUnsafeMutableBytes(of: &config.ts_rate_decimator) { bytes in
+            for (index, decimator) in layers.rateDecimators.enumerated() { bytes.storeBytes(of: UInt32(decimator), toByteOffset: index * 4, as: UInt32.self) }
+        }
+        withUnsafeMutableBytes(of: &config.ts_layer_id) { bytes in
+            for (index, layer) in layers.layerIDs.enumerated() { bytes.storeBytes(of: UInt32(layer), toByteOffset: index * 4, as: UInt32.self) }
+        }
+        setLayerTargets(layers.cumulativeLayerKbps(total: bitrateKbps), in: &config)
+    }
+
+    private static func setLayerTargets(_ kbps: [Int], in config: inout vpx_codec_enc_cfg_t) {
+        withUnsafeMutableBytes(of: &config.ts_target_bitrate) { bytes in
+            for (index, rate) in kbps.enumerated() { bytes.storeBytes(of: UInt32(rate), toByteOffset: index * 4, as: UInt32.self) }
+        }
     }
 
     private func id(_ control: vp8e_enc_control_id) -> Int32 { Int32(control.rawValue) }

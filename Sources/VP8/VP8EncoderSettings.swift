@@ -46,8 +46,12 @@ public struct VP8EncoderSettings: Sendable, Equatable {
     /// (what a file recorder wants: every frame kept, as vpxenc does).
     public var dropFrameThreshold: Int
     /// Code each frame to survive the loss of earlier ones; WebRTC enables it only with
-    /// temporal layers.
+    /// temporal layers, and so does the encoder whatever this says.
     public var errorResilient: Bool
+    /// Temporal layers, 1...3: with more than one, frames follow libwebrtc's default pattern
+    /// (`VP8TemporalLayers`) and each carries its layer, so a receiver or a forwarder may take
+    /// only the lower layers at a lower frame rate.
+    public var temporalLayers: Int
     /// Cap a keyframe at `maxIntraBitratePercent(frameRate:)` of a frame's share, as WebRTC does
     /// so that a keyframe does not hold up the frames behind it on the network.
     public var capsKeyframeSize: Bool
@@ -70,6 +74,7 @@ public struct VP8EncoderSettings: Sendable, Equatable {
         bufferSizeMs = 1000
         dropFrameThreshold = 30
         errorResilient = false
+        temporalLayers = 1
         capsKeyframeSize = true
     }
 
@@ -111,6 +116,9 @@ public struct VP8EncoderSettings: Sendable, Equatable {
         }
         if let threads, !(1...64).contains(threads) {
             throw VPXError("vpx_codec_enc_init", message: "encoder threads must be 1...64, not \(threads)")
+        }
+        guard VP8TemporalLayers.supportedLayerCounts.contains(temporalLayers) else {
+            throw VPXError("vpx_codec_enc_init", message: "temporal layers must be 1...3, not \(temporalLayers)")
         }
     }
 

@@ -9,6 +9,8 @@ import Metrics
 ///   it, so it waits at most one frame interval plus the keyframe rate limit.
 /// - Viewers steer the encoder together through `ViewerSteering`: keyframe requests are merged
 ///   and rate-limited, the target follows the lowest estimate.
+/// - With temporal layers, each viewer gets the layers its own estimate carries
+///   (`TemporalLayerSelection`), and the target follows the best viewer instead.
 /// - Each viewer has a bounded queue and a thread: a slow viewer loses its own frames and
 ///   resynchronises on a keyframe, and a failing one is removed; neither blocks the others.
 /// - With no viewer, the encoder is told the network is congested, so frames are dropped before
@@ -30,6 +32,9 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     private var channels: [Int: ViewerChannel] = [:]
     private var statistics: [Int: ViewerStatistics] = [:]
     private var metrics: [Int: ViewerMetrics] = [:]
+    /// Each viewer's temporal layers; empty without layers.
+    private var layerSelections: [Int: TemporalLayerSelection] = [:]
+    private let layerShares: [Double]
     private let connectedGauge = Gauge(label: "camrtp_viewers_connected")
     private var joinedNs: [Int: Int64] = [:]
     private var nextID = 1
@@ -37,16 +42,19 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
 
     /// - Parameters:
     ///   - queueCapacity: frames a viewer may fall behind before it loses them (8 ≈ 270 ms at 30 fps).
+    ///   - temporalLayerShares: the encoder's temporal layers' cumulative shares of its rate, base
+    ///     first; one layer (`[1]`) forwards every frame to every viewer.
     ///   - clock: nanoseconds on `CLOCK_MONOTONIC`; tests pass their own.
     public init(
         minBitrateKbps: Int, maxBitrateKbps: Int, queueCapacity: Int = 8,
-        minimumKeyframeIntervalNs: Int64 = 300_000_000,
+        minimumKeyframeIntervalNs: Int64 = 300_000_000, temporalLayerShares: [Double] = [1],
         clock: @escaping @Sendable () -> Int64 = MonotonicClock.nowNs,
         onViewerEnded: EndHandler? = nil
     ) {
+        layerShares = temporalLayerShares.isEmpty ? [1] : temporalLayerShares
         steering = ViewerSteering(
             minBitrateKbps: minBitrateKbps, maxBitrateKbps: maxBitrateKbps,
-            minimumKeyframeIntervalNs: minimumKeyframeIntervalNs)
+            minimumKeyframeIntervalNs: minimumKeyframeIntervalNs, baseLayerShare: layerShares[0])
         self.queueCapacity = queueCapacity
         self.clock = clock
         self.onViewerEnded = onViewerEnded
@@ -87,6 +95,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             channels[id] = channel
             statistics[id] = ViewerStatistics(id: id)
             metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id))
+            if layerShares.count > 1 { layerSelections[id] = TemporalLayerSelection(cumulativeShares: layerShares) }
             connectedGauge.record(channels.count)
             let now = clock()
             joinedNs[id] = now
@@ -130,6 +139,15 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         let now = clock()
         apply(steering.poll(nowNs: now))
         for (id, channel) in channels {
+            if var selection = layerSelections[id] {
+                let forwards = selection.forwards(frame, nowNs: now)
+                layerSelections[id] = selection
+                statistics[id]?.temporalLayer = selection.forwardedLayer
+                guard forwards else {
+                    statistics[id]?.framesAboveLayer += 1
+                    continue
+                }
+            }
             let offer = channel.offer(frame)
             metrics[id]?.record(offer)
             guard var stats = statistics[id] else { continue }
@@ -178,6 +196,12 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         lock.withLock {
             statistics[id]?.estimateKbps = kbps
             apply(steering.viewerEstimate(id, kbps: kbps))
+            let now = clock(), target = steering.targetBitrateKbps
+            for (viewer, var selection) in layerSelections {
+                guard let estimate = steering.estimate(of: viewer) else { continue }
+                selection.update(estimateKbps: estimate, encoderKbps: target, nowNs: now)
+                layerSelections[viewer] = selection
+            }
         }
     }
 
@@ -237,6 +261,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
                 connectedGauge.record(channels.count)
             }
             metrics.removeValue(forKey: id)?.destroy()
+            layerSelections[id] = nil
             return statistics.removeValue(forKey: id)
         }
         if let final { onViewerEnded?(final, error) }

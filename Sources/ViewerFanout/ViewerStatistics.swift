@@ -9,6 +9,10 @@ public struct ViewerStatistics: Sendable, Equatable {
     public var framesSkippedBeforeKeyframe = 0
     /// Frames thrown away because the viewer's queue was full: its sink fell behind.
     public var framesDroppedSlow = 0
+    /// Frames of temporal layers above the viewer's, not sent to it.
+    public var framesAboveLayer = 0
+    /// The highest temporal layer the viewer is sent; nil without layers.
+    public var temporalLayer: Int?
     /// Keyframes the viewer asked for (its receiver's PLI or FIR, or a resync after a gap).
     public var keyframeRequests = 0
     /// What its sink reported delivering: frames, and packets and bytes with overhead.

@@ -1,11 +1,13 @@
-/// How many viewers steer one encoder: the target follows the lowest viewer estimate, keyframe
-/// requests from any viewer are merged and rate-limited, and the encoder holds frames back for
-/// congestion only while every viewer is congested. Pure: the caller passes the clock in and
-/// applies the decisions to the encoder.
+/// How many viewers steer one encoder: the target follows the lowest viewer estimate (with
+/// temporal layers, the highest), keyframe requests from any viewer are merged and rate-limited,
+/// and the encoder holds frames back for congestion only while every viewer is congested. Pure:
+/// the caller passes the clock in and applies the decisions to the encoder.
 ///
 /// The lowest estimate is what an SFU's simulcast-less forwarding does too (Janus forwards the
 /// lowest viewer REMB): one stream must fit the slowest path, or that viewer loses packets
-/// continuously while the others gain little.
+/// continuously while the others gain little. With temporal layers each viewer takes the layers
+/// its path carries (`TemporalLayerSelection`), so the target follows the best viewer, as far as
+/// the slowest one still carries the base layer.
 public struct ViewerSteering: Sendable {
     /// A keyframe costs several frames' worth of bits, so requests closer together than this are
     /// merged into one (libwebrtc: one keyframe per 300 ms).
@@ -13,6 +15,8 @@ public struct ViewerSteering: Sendable {
     /// The encoder's range in kbit/s; viewer estimates are clamped into it.
     public var minBitrateKbps: Int
     public var maxBitrateKbps: Int
+    /// The base temporal layer's share of the encoder's rate; 1 without layers.
+    public var baseLayerShare: Double
 
     private var estimates: [Int: Int] = [:]
     private var congested: Set<Int> = []
@@ -21,10 +25,13 @@ public struct ViewerSteering: Sendable {
     private var keyframePending = false
     private var appliedTargetKbps: Int?
 
-    public init(minBitrateKbps: Int, maxBitrateKbps: Int, minimumKeyframeIntervalNs: Int64 = 300_000_000) {
+    public init(
+        minBitrateKbps: Int, maxBitrateKbps: Int, minimumKeyframeIntervalNs: Int64 = 300_000_000, baseLayerShare: Double = 1
+    ) {
         self.minBitrateKbps = minBitrateKbps
         self.maxBitrateKbps = max(minBitrateKbps, maxBitrateKbps)
         self.minimumKeyframeIntervalNs = minimumKeyframeIntervalNs
+        self.baseLayerShare = min(1, max(0.01, baseLayerShare))
     }
 
     /// What the encoder should be told now; nil fields mean "no change".
@@ -42,11 +49,17 @@ public struct ViewerSteering: Sendable {
 
     public var viewerCount: Int { viewers.count }
 
-    /// The target the lowest viewer allows; the maximum while no viewer has an estimate yet.
+    /// The target the lowest viewer allows, or with temporal layers the highest viewer, capped
+    /// where the lowest one's estimate would no longer carry the base layer; the maximum while no
+    /// viewer has an estimate yet.
     public var targetBitrateKbps: Int {
-        let lowest = estimates.values.min() ?? maxBitrateKbps
-        return min(maxBitrateKbps, max(minBitrateKbps, lowest))
+        guard let lowest = estimates.values.min(), let highest = estimates.values.max() else { return maxBitrateKbps }
+        let target = baseLayerShare < 1 ? min(highest, Int(Double(lowest) / baseLayerShare)) : lowest
+        return min(maxBitrateKbps, max(minBitrateKbps, target))
     }
+
+    /// A viewer's last estimate; nil before its first.
+    public func estimate(of id: Int) -> Int? { estimates[id] }
 
     /// Whether the encoder should drop frames before encoding: with no viewer (nobody to send
     /// to, so the encoder idles) or while every viewer is congested.

@@ -296,7 +296,8 @@ public enum ViewerPage {
       const figures = {
         framesDecoded: now.frames, frameWidth: inbound.frameWidth || 0, frameHeight: inbound.frameHeight || 0,
         packetsLost: now.lost, packetsReceived: now.received, nackCount: inbound.nackCount || 0, pliCount: inbound.pliCount || 0,
-        keyFramesDecoded: inbound.keyFramesDecoded || 0,
+        keyFramesDecoded: inbound.keyFramesDecoded || 0, framesReceived: inbound.framesReceived || 0, framesDropped: inbound.framesDropped || 0,
+        framesPerSecond: inbound.framesPerSecond || 0, freezeCount: inbound.freezeCount || 0, totalFreezesDuration: inbound.totalFreezesDuration || 0,
         rttMs: pair && pair.currentRoundTripTime !== undefined ? pair.currentRoundTripTime * 1000 : null,
         localCandidateType: pair ? candidateTypes[pair.localCandidateId] || null : null,
         remoteCandidateType: pair ? candidateTypes[pair.remoteCandidateId] || null : null,

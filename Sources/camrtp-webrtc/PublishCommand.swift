@@ -33,6 +33,7 @@ struct PublishCommand: CamrtpCommand {
     @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var layers: LayerOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var metrics: MetricsOptions
     @OptionGroup var logging: LoggingOptions
@@ -45,8 +46,9 @@ struct PublishCommand: CamrtpCommand {
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         var configuration = try webrtc.senderConfiguration(encoder: encoder)
         configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
-        let pipelineConfiguration = adapt.pipelineConfiguration(
+        var pipelineConfiguration = adapt.pipelineConfiguration(
             for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
+        layers.apply(to: &pipelineConfiguration)
         let notes = PublishNotes(source: source.summary, endpoint: publish.whip, configuredTURN: configuration.transport.turnServers)
         let publisher = WHIPPublisher(
             client: whip, configuration: WHIPPublisher.Configuration(sender: configuration, reconnectLimit: publish.reconnectLimit)

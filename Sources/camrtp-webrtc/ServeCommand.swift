@@ -47,6 +47,7 @@ struct ServeCommand: CamrtpCommand {
     @OptionGroup var webrtc: WebRTCOptions
     @OptionGroup var adapt: AdaptOptions
     @OptionGroup var encoder: EncoderOptions
+    @OptionGroup var layers: LayerOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 
@@ -59,6 +60,7 @@ struct ServeCommand: CamrtpCommand {
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
+            temporalLayerShares: layers.cumulativeRateShares,
             onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
         let logger = Logger(label: "camrtp.serve")
         var serverConfiguration = WHEPServer.Configuration(
@@ -70,10 +72,10 @@ struct ServeCommand: CamrtpCommand {
         let server = WHEPServer(
             configuration: serverConfiguration,
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
-        let pipeline = try StreamPipeline(
-            source: source,
-            configuration: adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0),
-            sink: fanout)
+        var pipelineConfiguration = adapt.pipelineConfiguration(
+            for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
+        layers.apply(to: &pipelineConfiguration)
+        let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: fanout)
 
         let turnServers = configuration.transport.turnServers
         let localAddresses = configuration.transport.localAddresses
@@ -123,6 +125,7 @@ struct ServeCommand: CamrtpCommand {
     private static func viewerSummary(_ viewer: ViewerStatistics, error: (any Error)?) -> String {
         var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
             + "\(viewer.keyframeRequests) keyframe requests"
+        if viewer.framesAboveLayer > 0 { line += ", \(viewer.framesAboveLayer) above its temporal layer" }
         if let delay = viewer.firstFrameDelayNs { line += ", first frame \(DecimalText.fixed(Double(delay) / 1e6, decimals: 1)) ms after joining" }
         if let sender = viewer.sender {
             if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }

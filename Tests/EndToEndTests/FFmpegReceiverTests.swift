@@ -46,6 +46,15 @@ extension EndToEnd {
             #expect(stats?["framesCaptured"] as? Int == 60)
         }
 
+        /// ffmpeg knows nothing of temporal layers: with three it still decodes every frame.
+        @Test func ffmpegDecodesEveryFrameOfThreeTemporalLayers() throws {
+            let clip = try SourceClip()
+            let (decoded, send, _, _) = try Self.stream(clip, extra: ["--bitrate", "800", "--temporal-layers", "3"])
+            #expect(send.status == 0, "\(send.stderr)")
+            #expect(decoded.indices == (0..<60).map { $0 })
+            #expect(decoded.minimumPSNR > 30, "PSNR min \(decoded.minimumPSNR)")
+        }
+
         @Test func ffmpegDecryptsSRTPFromTheSDPAlone() throws {
             let clip = try SourceClip()
             let key = Data((0..<30).map { UInt8($0 * 7 & 0xFF) }).base64EncodedString()

@@ -198,6 +198,27 @@ extension EndToEnd {
             #expect(bed.server.waitForLine(containing: "viewer 1 left", in: .stderr) != nil)
         }
 
+        /// Chromium on a stream of three temporal layers decodes every frame it receives: none
+        /// dropped, and no more than the few in its jitter buffer received but not yet decoded
+        /// (a layer it could not decode would leave half the frames behind).
+        @Test(.timeLimit(.minutes(3)))
+        func chromiumDecodesEveryFrameOfThreeTemporalLayers() async throws {
+            guard ExternalTool.locate("chromium") != nil else { try Test.cancel("needs chromium (apt-get install chromium)") }
+            let bed = try Bed(["--temporal-layers", "3"])
+            defer { bed.stop() }
+            try FileManager.default.createDirectory(atPath: Self.artifactDirectory, withIntermediateDirectories: true)
+            let result = try bed.namespace.start([
+                "/usr/bin/python3", "-u", TestTools.path("chromium_viewer.py"), "--url", bed.base,
+                "--screenshot", Self.artifactDirectory + "/whep-viewer-chromium-layers.png", "--frames", "150",
+            ]).wait(timeout: 150)
+            #expect(result.status == 0, "\(result.stdout) \(result.stderr) \(bed.server.output(.stderr))")
+            let stats = Self.events(result.stdout).compactMap { ($0["viewer"] as? [String: Any])?["stats"] as? [String: Any] }.last
+            let decoded = stats?["framesDecoded"] as? Int ?? 0, received = stats?["framesReceived"] as? Int ?? 0
+            #expect(decoded >= 150, "\(result.stdout)")
+            #expect(stats?["framesDropped"] as? Int == 0, "\(result.stdout)")
+            #expect(received >= decoded && received - decoded <= 10, "received \(received), decoded \(decoded)")
+        }
+
         /// Packets lost on the way: nftables in the namespace drops 5 % of the large UDP datagrams
         /// (media; STUN, RTCP and most DTLS are smaller). Chromium NACKs them, camrtp resends
         /// them (RTX), and the page still decodes every frame it needs.

@@ -82,17 +82,17 @@ import Transport
     @Test func theMTUMustCarryTheExtensionsTheTagAndTheRTXPrefix() throws {
         let key = SRTPMasterKey(randomFor: .aesCM128HMACSHA1_80)
         let destination = try Endpoint(parsing: "127.0.0.1:5004")
-        // 12 header + 8 extension block (CVO) + 4 descriptor + 1 payload + 10 tag = 35.
+        // 12 header + 8 extension block (CVO) + 6 descriptor (a temporal layer's) + 1 payload + 10 tag = 37.
         let fits = SessionPlan(
             destination: destination, rtcpDestination: nil, srtpKey: key, extensions: HeaderExtensionIDs(videoOrientation: 13),
-            tuning: SenderTuning(mtu: 35))
+            tuning: SenderTuning(mtu: 37))
         #expect(throws: Never.self) { try fits.validate() }
         var tooSmall = fits
-        tooSmall.tuning.mtu = 34
-        #expect(throws: SendSessionError.mtuTooSmall(mtu: 34, minimum: 35)) { try tooSmall.validate() }
+        tooSmall.tuning.mtu = 36
+        #expect(throws: SendSessionError.mtuTooSmall(mtu: 36, minimum: 37)) { try tooSmall.validate() }
         var withRTX = fits
         withRTX.tuning.retransmission = .rtx
-        #expect(throws: SendSessionError.mtuTooSmall(mtu: 35, minimum: 37), "RTX adds the 2-byte original sequence number") {
+        #expect(throws: SendSessionError.mtuTooSmall(mtu: 37, minimum: 39), "RTX adds the 2-byte original sequence number") {
             try withRTX.validate()
         }
     }

@@ -53,6 +53,28 @@ import Transport
         #expect(Array(store.packet(packet.slot)[20..<24]) == [0x51, 0xBE, 0xEF, 0xD0])
     }
 
+    /// A frame's temporal layer reaches the wire (RFC 7741 §4.2): L and T set, the session's
+    /// TL0PICIDX, which the next base-layer frame advances, and TID and Y.
+    @Test func temporalLayersBytes() throws {
+        let session = RTPSessionParameters(
+            ssrc: 0x1122_3344, initialSequenceNumber: 1000, timestampOffset: 0, initialPictureID: 0x1234, initialTL0PictureIndex: 0x40)
+        var packetizer = try makePacketizer(sessionConfiguration(session: session))
+        let store = PacketStore(slotCapacity: 1200, maximumSlotCount: 8, initialSlotCount: 1)
+        var frames = [
+            encodedFrame([1], isKeyframe: true), encodedFrame([2], timestampNs: 100_000_000, isDroppable: true),
+            encodedFrame([3], timestampNs: 200_000_000),
+        ]
+        frames[0].temporalLayer = EncodedFrame.TemporalLayer(index: 0, isLayerSync: true)
+        frames[1].temporalLayer = EncodedFrame.TemporalLayer(index: 2, isLayerSync: true)
+        frames[2].temporalLayer = EncodedFrame.TemporalLayer(index: 0, isLayerSync: false)
+        let packets = try frames.flatMap { try packetize($0, with: &packetizer, into: store) }
+        #expect(packets.map(\.bytes) == [
+            bytes("80 e0 03e8 00000000 11223344 90 e0 9234 40 20 01"),
+            bytes("80 e0 03e9 00002328 11223344 b0 e0 9235 40 a0 02"),
+            bytes("80 e0 03ea 00004650 11223344 90 e0 9236 41 00 03"),
+        ])
+    }
+
     @Test func twoPacketSplitBytes() throws {
         // MTU 20 leaves 4 payload bytes per packet: 7 bytes split 3 + 4, the larger one last.
         var packetizer = try makePacketizer(sessionConfiguration(mtu: 20))
@@ -67,15 +89,15 @@ import Transport
     }
 
     @Test func twoPacketSplitWithExtensionsBytes() throws {
-        // MTU 30 with abs-send-time: 6 data bytes per packet, 2 in the last, whose header also
-        // carries CVO on this keyframe. 7 bytes split 5 + 2.
+        // MTU 32 with abs-send-time: 8 data bytes per packet, 4 in the last, whose header also
+        // carries CVO on this keyframe. 9 bytes split 6 + 3.
         let extensions = HeaderExtensionIDs(absoluteSendTime: 2, videoOrientation: 13)
-        var packetizer = try makePacketizer(sessionConfiguration(mtu: 30, extensions: extensions))
-        let store = PacketStore(slotCapacity: 30, maximumSlotCount: 8, initialSlotCount: 1)
-        let packets = try packetize(encodedFrame(Array(1...7), isKeyframe: true), with: &packetizer, into: store)
+        var packetizer = try makePacketizer(sessionConfiguration(mtu: 32, extensions: extensions))
+        let store = PacketStore(slotCapacity: 32, maximumSlotCount: 8, initialSlotCount: 1)
+        let packets = try packetize(encodedFrame(Array(1...9), isKeyframe: true), with: &packetizer, into: store)
         #expect(packets.map(\.bytes) == [
-            bytes("90 60 03e8 00000000 11223344 bede0001 22000000 90 80 9234 0102030405"),
-            bytes("90 e0 03e9 00000000 11223344 bede0002 22000000 d0000000 80 80 9234 0607"),
+            bytes("90 60 03e8 00000000 11223344 bede0001 22000000 90 80 9234 010203040506"),
+            bytes("90 e0 03e9 00000000 11223344 bede0002 22000000 d0000000 80 80 9234 070809"),
         ])
         #expect(packets.map(\.entry.headerLength) == [20, 24])
         #expect(packets.map(\.entry.absoluteSendTimeOffset) == [17, 17])
@@ -106,20 +128,20 @@ import Transport
         var testDescription: String { "\(extensions), SRTP \(srtpSuite.map(\.description) ?? "off"), \(retransmission): \(minimum)" }
     }
 
-    /// Header, every extension that may appear (CVO included), the 4-byte descriptor, one byte
-    /// of payload, the SRTP tag and the RTX prefix.
+    /// Header, every extension that may appear (CVO included), the descriptor with a temporal
+    /// layer's fields (6 bytes), one byte of payload, the SRTP tag and the RTX prefix.
     @Test(arguments: [
-        MinimumCase(extensions: HeaderExtensionIDs(), srtpSuite: nil, retransmission: .resend, minimum: 17),
-        MinimumCase(extensions: HeaderExtensionIDs(videoOrientation: 3), srtpSuite: nil, retransmission: .resend, minimum: 25),
-        MinimumCase(extensions: HeaderExtensionIDs(absoluteSendTime: 2), srtpSuite: nil, retransmission: .off, minimum: 25),
-        MinimumCase(extensions: HeaderExtensionIDs(transportWideSequenceNumber: 5), srtpSuite: nil, retransmission: .resend, minimum: 25),
+        MinimumCase(extensions: HeaderExtensionIDs(), srtpSuite: nil, retransmission: .resend, minimum: 19),
+        MinimumCase(extensions: HeaderExtensionIDs(videoOrientation: 3), srtpSuite: nil, retransmission: .resend, minimum: 27),
+        MinimumCase(extensions: HeaderExtensionIDs(absoluteSendTime: 2), srtpSuite: nil, retransmission: .off, minimum: 27),
+        MinimumCase(extensions: HeaderExtensionIDs(transportWideSequenceNumber: 5), srtpSuite: nil, retransmission: .resend, minimum: 27),
         MinimumCase(
             extensions: HeaderExtensionIDs(absoluteSendTime: 2, videoOrientation: 13), srtpSuite: .aesCM128HMACSHA1_80,
-            retransmission: .resend, minimum: 39),
-        MinimumCase(extensions: HeaderExtensionIDs(), srtpSuite: .aesCM128HMACSHA1_32, retransmission: .rtx, minimum: 23),
+            retransmission: .resend, minimum: 41),
+        MinimumCase(extensions: HeaderExtensionIDs(), srtpSuite: .aesCM128HMACSHA1_32, retransmission: .rtx, minimum: 25),
         MinimumCase(
             extensions: HeaderExtensionIDs(absoluteSendTime: 2, videoOrientation: 13, transportWideSequenceNumber: 5),
-            srtpSuite: .aeadAES128GCM, retransmission: .rtx, minimum: 51),
+            srtpSuite: .aeadAES128GCM, retransmission: .rtx, minimum: 53),
     ])
     func minimumMTU(testCase: MinimumCase) throws {
         func configuration(mtu: Int) -> SendSessionConfiguration {

@@ -89,16 +89,19 @@ import Testing
 
     @Test func theMinimumMTULeavesAByteForAOnePacketFrameWithEveryExtension() throws {
         let extensions = HeaderExtensionIDs(videoOrientation: 13, absoluteCaptureTime: 9, playoutDelay: 12)
-        // A 20-byte header with the delay; 20 more with the capture time and CVO; descriptor; a byte.
-        var configuration = sessionConfiguration(mtu: 44, extensions: extensions)
+        // A 20-byte header with the delay; 20 more with the capture time and CVO; the descriptor
+        // of a temporal layer's frame (6 bytes); a byte.
+        var configuration = sessionConfiguration(mtu: 46, extensions: extensions)
         configuration.tuning.playoutDelay = Self.delay
-        #expect(throws: SendSessionError.mtuTooSmall(mtu: 44, minimum: 45)) { try configuration.validate(protectionOverhead: 0) }
-        configuration.tuning.mtu = 45
+        #expect(throws: SendSessionError.mtuTooSmall(mtu: 46, minimum: 47)) { try configuration.validate(protectionOverhead: 0) }
+        configuration.tuning.mtu = 47
         var packetizer = try makePacketizer(configuration)
-        let store = PacketStore(slotCapacity: 45, maximumSlotCount: 64, initialSlotCount: 1)
-        let packets = try packetize(encodedFrame([1, 2, 3, 4, 5], rotation: .deg90, isKeyframe: true), with: &packetizer, into: store)
-        #expect(packets.allSatisfy { $0.bytes.count <= 45 })
-        #expect(packets.reduce(0) { $0 + $1.bytes.count - $1.entry.headerLength - VP8Payloader.descriptorSize } == 5)
+        let store = PacketStore(slotCapacity: 47, maximumSlotCount: 64, initialSlotCount: 1)
+        var frame = encodedFrame([1, 2, 3, 4, 5], rotation: .deg90, isKeyframe: true)
+        frame.temporalLayer = EncodedFrame.TemporalLayer(index: 0, isLayerSync: true)
+        let packets = try packetize(frame, with: &packetizer, into: store)
+        #expect(packets.allSatisfy { $0.bytes.count <= 47 })
+        #expect(packets.reduce(0) { $0 + $1.bytes.count - $1.entry.headerLength - VP8Payloader.layeredDescriptorSize } == 5)
     }
 }
 

@@ -79,6 +79,51 @@ func payloads(of split: VP8FrameSplit, frame: [UInt8], bufferSize: Int = 1_500) 
         #expect(payloads(of: split, frame: [0xAA]) == [bytes("90 80 ffff aa")])
     }
 
+    /// RFC 7741 §4.2 with temporal layers: L and T set, TL0PICIDX after the PictureID, then
+    /// TID (2 bits), Y and a zero KEYIDX field; K stays clear.
+    @Test func temporalLayerFramesCarryTL0PICIDXAndTheTByte() throws {
+        var payloader = VP8Payloader(initialPictureID: 0x1234, initialTL0PictureIndex: 0xFE)
+        let layers: [(index: UInt8, sync: Bool, droppable: Bool)] = [
+            (0, true, false), (2, true, true), (1, true, false), (2, false, true), (0, false, false), (2, false, true), (0, false, false),
+        ]
+        var written: [[UInt8]] = []
+        for layer in layers {
+            let split = try payloader.split(
+                frameSize: 1, isDroppable: layer.droppable,
+                temporalLayer: VP8PayloadDescriptor.TemporalLayer(index: layer.index, isLayerSync: layer.sync), payloadCapacity: 100)
+            #expect(split.payloadSize(ofPacket: 0) == VP8Payloader.layeredDescriptorSize + 1)
+            written += payloads(of: split, frame: [0xAA])
+        }
+        #expect(written == [
+            bytes("90 e0 9234 fe 20 aa"),  // base, keyframe: TL0PICIDX 0xfe, TID 0, Y
+            bytes("b0 e0 9235 fe a0 aa"),  // N, TID 2, Y: the base frame's TL0PICIDX
+            bytes("90 e0 9236 fe 60 aa"),  // TID 1, Y
+            bytes("b0 e0 9237 fe 80 aa"),  // TID 2
+            bytes("90 e0 9238 ff 00 aa"),  // the next base frame: TL0PICIDX + 1
+            bytes("b0 e0 9239 ff 80 aa"),
+            bytes("90 e0 923a 00 00 aa"),  // TL0PICIDX wraps at 8 bits
+        ])
+        #expect(VP8Payloader.layeredDescriptorSize == 6)
+        // Parsed back, the fields are what was written.
+        let parsed = try written[1].withUnsafeBytes { try VP8PayloadDescriptor(parsing: $0) }
+        #expect(parsed.tl0PictureIndex == 0xFE && parsed.temporalLayer == VP8PayloadDescriptor.TemporalLayer(index: 2, isLayerSync: true))
+        #expect(parsed.keyIndex == nil && parsed.isNonReference)
+    }
+
+    @Test func aLayeredFrameSplitsOnTheLongerDescriptor() throws {
+        // 10 bytes of room: 4 of data after the 6-byte descriptor. 7 bytes split 3 + 4.
+        var payloader = VP8Payloader(initialPictureID: 1, initialTL0PictureIndex: 7)
+        let split = try payloader.split(
+            frameSize: 7, isDroppable: false, temporalLayer: VP8PayloadDescriptor.TemporalLayer(index: 1, isLayerSync: false),
+            payloadCapacity: 10)
+        #expect(payloads(of: split, frame: Array(1...7)) == [bytes("90 e0 8001 06 40 010203"), bytes("80 e0 8001 06 40 04050607")])
+        #expect(throws: VP8PayloaderError.noRoomForPayload(available: 6, needed: 7)) {
+            try payloader.split(
+                frameSize: 1, isDroppable: false, temporalLayer: VP8PayloadDescriptor.TemporalLayer(index: 0, isLayerSync: false),
+                payloadCapacity: 6)
+        }
+    }
+
     @Test func refusedFramesTakeNoPictureID() {
         var payloader = VP8Payloader(initialPictureID: 40)
         #expect(throws: VP8PayloaderError.emptyFrame) {

@@ -110,6 +110,43 @@ import VP8
         #expect(encoded.filter(\.frame.isKeyframe).map(\.index) == [0])
     }
 
+    /// With three layers the frames carry libwebrtc's pattern, and the base layer alone, or the
+    /// two lower layers, decode without the frames above them: a receiver that drops them sees
+    /// the picture at a quarter or half the rate.
+    @Test(arguments: [0, 1, 2])
+    func eachLayerDecodesWithoutTheLayersAboveIt(highestLayer: Int) throws {
+        var settings = VP8EncoderSettings(bitrateKbps: 600)
+        settings.temporalLayers = 3
+        let encoder = try VP8Encoder(settings: settings, format: VP8PictureFormat(width: 320, height: 240))
+        let encoded = try Self.encodePattern(encoder: encoder, width: 320, height: 240, count: 48)
+        #expect(encoded.count == 48, "no frame dropped at this rate")
+        #expect(encoded.prefix(8).map { $0.frame.temporalLayer?.index } == [0, 2, 1, 2, 0, 2, 1, 2])
+        #expect(encoded.first?.frame.temporalLayer?.isLayerSync == true)
+        let decoder = try VP8TestDecoder()
+        var decodedIndices: [Int] = []
+        var psnrs: [Double] = []
+        for (index, frame, source) in encoded where frame.temporalLayer.map({ $0.index <= highestLayer }) ?? true {
+            let decoded = try #require(try decoder.decode(frame.data))
+            let original = I420Buffer(width: 320, height: 240)
+            source.withUnsafeBytes { original.bytes.copyMemory(from: $0) }
+            psnrs.append(try #require(I420Transform.psnr(decoded, original)))
+            #expect(TestPatternRenderer.readIndex(from: decoded) == index)
+            decodedIndices.append(index)
+        }
+        #expect(decodedIndices == Array(stride(from: 0, to: 48, by: [4, 2, 1][highestLayer])))
+        #expect(psnrs.min()! > 26, "PSNR per frame: \(psnrs)")
+    }
+
+    @Test func temporalLayerCountsOutsideOneToThreeAreRefused() {
+        for count in [0, 4, -1] {
+            var settings = VP8EncoderSettings()
+            settings.temporalLayers = count
+            #expect(throws: VPXError.self, "\(count) layers") {
+                try VP8Encoder(settings: settings, format: VP8PictureFormat(width: 160, height: 120))
+            }
+        }
+    }
+
     @Test func webRTCThreadAndIntraChoices() {
         #expect(VP8EncoderSettings.defaultThreads(width: 1280, height: 720, cores: 2) == 1)
         #expect(VP8EncoderSettings.defaultThreads(width: 1280, height: 720, cores: 4) == 2)

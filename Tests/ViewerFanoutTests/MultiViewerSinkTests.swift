@@ -1,4 +1,5 @@
 import MediaCore
+import RTP
 import Testing
 @testable import ViewerFanout
 
@@ -95,6 +96,48 @@ import Testing
         sink.removeViewer(idB)
         #expect(encoder.lastTarget == 1500)
         b.waitUntilFinished()
+        try sink.finish()
+    }
+
+    /// With three temporal layers, a viewer on a slow path gets the base layer alone while the
+    /// fast one gets every frame, and the encoder follows the fast one as far as the slow one
+    /// still carries the base layer. The slow viewer's own packetizer numbers what it is given,
+    /// so its PictureIDs and TL0PICIDX run on without a gap.
+    @Test func eachViewerGetsTheTemporalLayersItsOwnEstimateCarries() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = MultiViewerSink(
+            minBitrateKbps: 100, maxBitrateKbps: 2500, queueCapacity: 64, temporalLayerShares: TemporalLayerSelectionTests.shares,
+            clock: { clock.nowNs })
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let fast = RecordingViewerSink(), slow = RecordingViewerSink()
+        let fastID = try #require(sink.addViewer(fast))
+        let slowID = try #require(sink.addViewer(slow))
+        fast.waitUntilAttached()
+        slow.waitUntilAttached()
+        fast.control?.setTargetBitrate(kbps: 2000)
+        slow.control?.setTargetBitrate(kbps: 700)
+        // 700 kbit/s carries the base layer (40 %) of 1750 kbit/s, not of more.
+        #expect(encoder.lastTarget == 1750)
+        let frames = TemporalLayerSelectionTests.frames(periods: 2)
+        for frame in frames { try sink.consume(frame) }
+        fast.waitForFrames(frames.count)
+        slow.waitForFrames(5)
+        #expect(fast.received.map { $0.temporalLayer?.index } == frames.map { $0.temporalLayer?.index })
+        #expect(slow.received.map { $0.temporalLayer?.index } == [0, 0, 0, 0, 0])
+        #expect(sink.statistics(of: slowID)?.framesAboveLayer == 12)
+        #expect(sink.statistics(of: slowID)?.temporalLayer == 0)
+        #expect(sink.statistics(of: fastID)?.temporalLayer == 2)
+
+        var payloader = VP8Payloader(initialPictureID: 100, initialTL0PictureIndex: 7)
+        let splits = try slow.received.map { frame in
+            try payloader.split(
+                frameSize: frame.data.count, isDroppable: false,
+                temporalLayer: frame.temporalLayer.map { VP8PayloadDescriptor.TemporalLayer(index: UInt8($0.index), isLayerSync: $0.isLayerSync) },
+                payloadCapacity: 1200)
+        }
+        #expect(splits.map(\.pictureID) == [100, 101, 102, 103, 104])
+        #expect(splits.map(\.tl0PictureIndex) == [7, 8, 9, 10, 11])
         try sink.finish()
     }
 

@@ -17,6 +17,20 @@ import Testing
         #expect(steering.viewerEstimate(1, kbps: 9000).targetBitrateKbps == 2000)
     }
 
+    /// With temporal layers the slow viewer takes a lower layer, so the target follows the fast
+    /// one, up to where the slow one's estimate still carries the base layer (40 % of it).
+    @Test func withTemporalLayersTheTargetFollowsTheHighestEstimateTheBaseLayerAllows() {
+        var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000, baseLayerShare: 0.4)
+        _ = steering.addViewer(1, nowNs: 0)
+        _ = steering.addViewer(2, nowNs: 0)
+        #expect(steering.viewerEstimate(1, kbps: 1800).targetBitrateKbps == 1800)
+        #expect(steering.viewerEstimate(2, kbps: 1000).targetBitrateKbps == nil, "1000 kbit/s carries the base of 2500")
+        #expect(steering.viewerEstimate(2, kbps: 500).targetBitrateKbps == 1250)
+        #expect(steering.viewerEstimate(1, kbps: 9000).targetBitrateKbps == nil)
+        #expect(steering.viewerEstimate(2, kbps: 1200).targetBitrateKbps == 2000, "within the encoder's range")
+        #expect(steering.estimate(of: 2) == 1200 && steering.estimate(of: 3) == nil)
+    }
+
     @Test func estimatesOfUnknownViewersAreIgnored() {
         var steering = ViewerSteering(minBitrateKbps: 100, maxBitrateKbps: 2000)
         _ = steering.addViewer(1, nowNs: 0)

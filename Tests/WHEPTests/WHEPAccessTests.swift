@@ -17,7 +17,8 @@ import WHEP
     ) async throws {
         let factory = FakeSessionFactory()
         var configuration = WHEPServer.Configuration(maxViewers: 4)
-        configuration.authenticator = BearerAuthenticator(tokens: BearerTokenSet([Array(Self.token.utf8)]))
+        // A clock that stands still: the failure limit's wait is exact however slow the machine.
+        configuration.authenticator = BearerAuthenticator(tokens: BearerTokenSet([Array(Self.token.utf8)]), clock: { 1_000_000_000 })
         configuration.allowedOrigins = allowedOrigins
         configuration.metrics = MetricsPage(authenticator: metricsAuthenticator) { "camrtp_viewers_connected 0\n" }
         let server = WHEPServer(configuration: configuration, factory: factory, logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }))
