@@ -10,7 +10,8 @@ wait4's rusage) and peak RSS (ru_maxrss).
   compare.py send        camrtp send vs the ffmpeg and GStreamer RTP senders, 1280x720
   compare.py latency     10 s of real-time 720p30: camrtp's latency vs encode time, CPU vs ffmpeg
   compare.py micro       the in-process camrtp-bench (allocations, packets/s)
-  compare.py feedback    loss repair through the impairment relay (0/2/5 % loss, 40 ms RTT)
+  compare.py feedback    loss repair through the impairment relay (0/2/5 % loss, 40 ms RTT; --rtt)
+  compare.py fec         FEC (RED + ULPFEC) against NACK alone, 2/5 % loss, 200 ms RTT (--rtt)
   compare.py congestion  an 800 kbit/s bottleneck and a 2000/600/2000 kbit/s step
   compare.py pacing      a clean path: keyframe spread, bursts and jitter with and without the pacer
   compare.py overload    an encoder that cannot keep up: latency bound and late drops
@@ -339,7 +340,7 @@ def tool_versions(camrtp):
 
 
 # Cases with a module of their own in benchkit (feedback and congestion import numpy).
-CLOSED_LOOP = ("feedback", "congestion", "pacing", "overload", "layers")
+CLOSED_LOOP = ("feedback", "fec", "congestion", "pacing", "overload", "layers")
 
 
 def closed_loop_bench(name):
@@ -356,12 +357,15 @@ def main():
     parser.add_argument("--rounds", type=int, default=3, help="rounds per tool (default 3)")
     parser.add_argument("--camrtp", default=DEFAULT_CAMRTP, help="the camrtp binary (default: the release build)")
     parser.add_argument("--json", metavar="FILE", help="also write the results, every round included, as JSON")
-    closed = parser.add_argument_group("closed-loop cases (feedback, congestion, pacing)")
+    closed = parser.add_argument_group("closed-loop cases (feedback, fec, congestion, pacing)")
     closed.add_argument("--senders", type=lambda text: [word.strip() for word in text.split(",") if word.strip()],
                         default=[], metavar="WORD,...",
                         help="only the rows whose name contains one of these words, such as camrtp,gstreamer")
     closed.add_argument("--camrtp-variant", action="append", default=[], metavar="NAME=ARGS",
                         help='one more camrtp row, such as "camrtp paced=--pacing on" (repeatable)')
+    closed.add_argument("--rtt", type=lambda text: [float(value) for value in text.split(",") if value.strip()],
+                        metavar="MS,...", help="the path's round-trip times for feedback and fec "
+                                               "(default: 40 for feedback, 200 for fec)")
     closed.add_argument("--plot-dir", default=os.path.join(BENCH_DIR, "results"), metavar="DIR",
                         help="where congestion writes its PNGs (default: Benchmarks/results)")
     closed.add_argument("--workdir", metavar="DIR",

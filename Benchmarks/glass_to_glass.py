@@ -91,14 +91,18 @@ LOOPBACK_PAGE = """<!doctype html><html><body><video autoplay muted playsinline>
 </script></body></html>
 """
 
-# The receivers' counters: freezes, and how losses were repaired (NACKs, FEC packets).
+# The receivers' counters: freezes, dropped frames, the jitter buffer, and how losses were
+# repaired (NACKs, FEC packets: Chromium 156 leaves those out for video).
 RECEIVER_COUNTS = """(async () => {
-  const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, lost: 0, bytes: 0, packets: 0, frames: 0, now: performance.now() };
+  const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, fecDiscarded: 0, lost: 0, bytes: 0, packets: 0, frames: 0, dropped: 0, jitterBufferDelay: 0, jitterBufferEmitted: 0,
+    now: performance.now() };
   for (const connection of window.glass.connections) {
     (await connection.getStats()).forEach((s) => {
       if (s.type !== "inbound-rtp" || s.kind !== "video") return;
       counts.freezes += s.freezeCount || 0; counts.duration += s.totalFreezesDuration || 0;
       counts.nacks += s.nackCount || 0; counts.fec += s.fecPacketsReceived || 0; counts.lost += s.packetsLost || 0;
+      counts.fecDiscarded += s.fecPacketsDiscarded || 0; counts.dropped += s.framesDropped || 0;
+      counts.jitterBufferDelay += s.jitterBufferDelay || 0; counts.jitterBufferEmitted += s.jitterBufferEmittedCount || 0;
       counts.bytes += s.bytesReceived || 0; counts.packets += s.packetsReceived || 0; counts.frames += s.framesReceived || 0;
     });
   }
@@ -136,18 +140,42 @@ class Serve:
         self.log.close()
 
 
-async def measure_page(browser, url, configuration, override, warmup, seconds):
+# What camrtp serve sent its viewers (GET /metrics, summed over them): all bytes, FEC's and repairs'.
+SENDER_SERIES = ("camrtp_viewer_sent_bytes_total", "camrtp_viewer_fec_bytes_total", "camrtp_viewer_retransmitted_bytes_total")
+
+
+async def sender_counts(browser, metrics_url):
+    """SENDER_SERIES from camrtp's metrics, or None without a URL (Chromium's own sender)."""
+    if metrics_url is None:
+        return None
+    async with browser.http.get(metrics_url) as response:
+        text = await response.text()
+    counts = dict.fromkeys(SENDER_SERIES, 0.0)
+    for line in text.splitlines():
+        name, _, value = line.partition(" ")
+        name = name.split("{")[0]
+        if name in counts:
+            counts[name] += float(value.rsplit(" ", 1)[-1])
+    return counts
+
+
+async def measure_page(browser, url, configuration, override, warmup, seconds, metrics_url=None):
+    """`metrics_url`: camrtp's /metrics, for the FEC it sent (Chromium 156 reports none it received)."""
     prelude = PRELUDE % {"override": json.dumps(override), "configuration": json.dumps(configuration or {})}
     page = await browser.open(url, before_load=prelude)
     try:
         await asyncio.sleep(warmup)
-        start = await page.evaluate(RECEIVER_COUNTS)
+        start, sent_start = await page.evaluate(RECEIVER_COUNTS), await sender_counts(browser, metrics_url)
         await asyncio.sleep(seconds)
-        end = await page.evaluate(RECEIVER_COUNTS)
+        end, sent_end = await page.evaluate(RECEIVER_COUNTS), await sender_counts(browser, metrics_url)
         frames = await page.evaluate("window.glass.frames")
     finally:
         await page.close()
     window = [latency for shown, latency in frames if start["now"] <= shown < end["now"]]
+
+    def delta(key):
+        return end[key] - start[key]
+
     timed = [latency for latency in window if latency is not None]
     return {
         "framesShown": len(window), "framesWithCaptureTime": len(timed),
@@ -155,10 +183,22 @@ async def measure_page(browser, url, configuration, override, warmup, seconds):
         "fps": len(window) / seconds, "p50Ms": percentile(timed, 50), "p95Ms": percentile(timed, 95),
         "freezeCount": end["freezes"] - start["freezes"], "freezeSeconds": end["duration"] - start["duration"],
         "packetsLost": end["lost"] - start["lost"], "nackCount": end["nacks"] - start["nacks"],
-        "fecPacketsReceived": end["fec"] - start["fec"],
+        "fecPacketsReceived": end["fec"] - start["fec"], "fecPacketsDiscarded": end["fecDiscarded"] - start["fecDiscarded"],
+        "fecPercent": sent_fec_percent(sent_start, sent_end),
+        "framesDropped": end["dropped"] - start["dropped"],
+        "jitterBufferMsPerFrame": 1000 * delta("jitterBufferDelay") / max(1, delta("jitterBufferEmitted")),
         "kbps": 8 * (end["bytes"] - start["bytes"]) / 1000 / seconds,
         "packetsPerFrame": (end["packets"] - start["packets"]) / max(1, end["frames"] - start["frames"]),
     }
+
+
+def sent_fec_percent(start, end):
+    """FEC bytes against media bytes (all sent, less FEC and repairs) over the window."""
+    if start is None or end is None:
+        return None
+    sent, fec, repairs = (end[name] - start[name] for name in SENDER_SERIES)
+    media = sent - fec - repairs
+    return 100 * fec / media if media > 0 else None
 
 
 def parse_variant(text):
@@ -198,7 +238,7 @@ async def run(options):
                                 serve = stack.enter_context(Serve(options.camrtp, arguments, workdir, name))
                                 result = await measure_page(
                                     browser, f"http://127.0.0.1:{serve.port}/{query}", configuration, True,
-                                    options.warmup, options.seconds)
+                                    options.warmup, options.seconds, f"http://127.0.0.1:{serve.port}/metrics")
                         runs[name].append(result)
                         print(f"  {path} round {round_index + 1}/{options.rounds}: {name}: p50 {cell(result['p50Ms'])} ms, "
                               f"p95 {cell(result['p95Ms'])} ms, {result['freezeCount']} freezes", file=sys.stderr)
@@ -220,9 +260,11 @@ def report(results, loads, options):
                          cell(median["captureTimePercent"], 0, " %"), cell(median["p50Ms"]),
                          cell(median["p95Ms"]), f"{sum(run['freezeCount'] for run in pooled)}",
                          cell(sum(run["freezeSeconds"] for run in pooled), 2), cell(median["packetsLost"], 0),
-                         cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0)])
+                         cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0),
+                         cell(median["fecPacketsDiscarded"], 0), cell(median.get("fecPercent")), cell(median["framesDropped"], 0),
+                         cell(median["jitterBufferMsPerFrame"])])
         print(table(["sender", "fps", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
-                     "lost", "NACKs", "FEC packets"], rows))
+                     "lost", "NACKs", "FEC packets", "FEC discarded", "FEC %", "frames dropped", "jitter buffer ms/frame"], rows))
         for name in runs:
             if name == "chromium":
                 continue

@@ -7,7 +7,7 @@ import PackageDescription
 // Each name is an executable `fuzz-<name>` with its main.swift in Sources/fuzz-<name> and its
 // seeds in Corpus/<name>. Every target sees all of the library's modules through the CameraRTP
 // product.
-let fuzzTargets = ["bearer", "dtls", "iceservers", "mjpeg", "rtcp", "rtp", "sdp", "sdpfrag", "stun", "y4m"]
+let fuzzTargets = ["bearer", "dtls", "fec", "iceservers", "mjpeg", "rtcp", "rtp", "sdp", "sdpfrag", "stun", "y4m"]
 
 let package = Package(
     name: "camrtp-fuzz",
@@ -18,7 +18,7 @@ let package = Package(
     ],
     targets: [
         .systemLibrary(name: "CFuzzer"),
-        .target(name: "FuzzSupport", dependencies: ["CFuzzer"]),
+        .target(name: "FuzzSupport", dependencies: ["CFuzzer", .product(name: "CameraRTP", package: "camrtp")]),
     ] + fuzzTargets.map { name in
         .executableTarget(name: "fuzz-\(name)", dependencies: ["FuzzSupport", .product(name: "CameraRTP", package: "camrtp")])
     },

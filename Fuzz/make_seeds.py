@@ -3,12 +3,15 @@
 
     Fuzz/make_seeds.py CAMRTP_BINARY [CORPUS...]
 
-Makes every corpus, or only the ones named (rtp rtcp y4m mjpeg sdp stun dtls).
+Makes every corpus, or only the ones named (rtp rtcp fec y4m mjpeg sdp stun dtls).
 
 rtp, rtcp: camrtp, ffmpeg and GStreamer stream a small test pattern to sockets on 127.0.0.1; a
 GStreamer receiver answers camrtp with receiver reports; aiortc's serializers add the RTCP
 feedback packets (PLI, NACK, REMB) that none of them sends here. RTP seeds are frames as
 length-prefixed records (see FuzzRecords.swift), RTCP seeds one datagram each.
+fec: RED (RFC 2198) and ULPFEC (RFC 5109) packets from camrtp (--fec on) and from GStreamer's
+rtpulpfecenc and rtpredenc, a frame's packets with the FEC after them, and a RED packet with a
+redundant block, which neither sends.
 y4m: ffmpeg's and GStreamer's Y4M writers, and headers they do not write (frame parameters,
 odd sizes, NTSC rates, comments).
 mjpeg: ffmpeg's and GStreamer's JPEG encoders in the chroma layouts cameras send, a frame
@@ -324,7 +327,7 @@ def aiortc_seeds():
 
 
 def main():
-    corpora = ["rtp", "rtcp", "y4m", "mjpeg", "sdp", "stun", "dtls"]
+    corpora = ["rtp", "rtcp", "fec", "y4m", "mjpeg", "sdp", "stun", "dtls"]
     if len(sys.argv) < 2 or any(name not in corpora for name in sys.argv[2:]):
         sys.exit(__doc__)
     camrtp = sys.argv[1]
@@ -343,6 +346,8 @@ def main():
         dtls_seeds()
     if "rtp" in wanted or "rtcp" in wanted:
         network_seeds(camrtp)
+    if "fec" in wanted:
+        fec_seeds(camrtp)
 
 
 def network_seeds(camrtp):
@@ -395,6 +400,34 @@ def network_seeds(camrtp):
     write_rtcp_seeds("gstreamer-receiver", got[answer_port])
 
     aiortc_seeds()
+
+
+def fec_seeds(camrtp):
+    """camrtp's and GStreamer's RED + ULPFEC: a keyframe's packets and its FEC, then two frames."""
+    width, height = SIZE
+    port = 41000
+    got = capture([
+        camrtp, "send", "--source", f"testsrc:{width}x{height}@{FPS}", "--duration", "3", "--to", f"127.0.0.1:{port}",
+        "--ssrc", "0x11223344", "--fec", "on", "--bitrate", "300"], [port], 15)
+    write_fec_seeds("camrtp", got[port])
+    gstreamer = (
+        f"videotestsrc is-live=true num-buffers={3 * FPS} ! video/x-raw,width={width},height={height},framerate={FPS}/1 "
+        "! vp8enc deadline=1 ! rtpvp8pay picture-id-mode=15-bit pt=96 ! rtpulpfecenc pt=98 percentage=50 "
+        f"! rtpredenc pt=97 allow-no-red-blocks=true ! udpsink host=127.0.0.1 port={port}")
+    got = capture(["gst-launch-1.0", "-q", *gstreamer.split()], [port], 15)
+    write_fec_seeds("gstreamer", got[port])
+    # RFC 2198 section 3's layout: one redundant block (payload type 96, 160 ticks back, 3 bytes),
+    # then the primary block (payload type 98, ULPFEC) in a RED packet of payload type 97.
+    header = bytes([0x80, 97, 0, 1, 0, 0, 0x0F, 0xA0, 0x11, 0x22, 0x33, 0x44])
+    redundant = bytes([0x80 | 96, (160 >> 6) & 0xFF, ((160 & 0x3F) << 2) | 0, 3])
+    fec = bytes([0x00, 96, 0, 1, 0, 0, 0, 0, 0, 4, 0, 4, 0x80, 0]) + b"\x01\x02\x03\x04"
+    write("fec", "red-with-a-redundant-block", records([header + redundant + bytes([98]) + b"abc" + fec]))
+
+
+def write_fec_seeds(sender, packets):
+    grouped = [group for group in frames(packets) if group]
+    write("fec", f"{sender}-keyframe-and-fec", records(grouped[0]))
+    write("fec", f"{sender}-two-frames", records(grouped[2] + grouped[3]))
 
 
 if __name__ == "__main__":

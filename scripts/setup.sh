@@ -12,7 +12,7 @@ packages=(
     pkg-config libv4l-dev libvpx-dev libsrtp2-dev libyuv-dev libjpeg-dev libturbojpeg0-dev libpng-dev libssl-dev openssl
     libnice-dev zlib1g-dev python3-aiortc python3-aiohttp iproute2 curl nftables
     ffmpeg vpx-tools gstreamer1.0-tools gstreamer1.0-plugins-base gstreamer1.0-plugins-good janus chromium coturn
-    firefox-esr python3-prometheus-client
+    firefox-esr python3-prometheus-client python3-gi gir1.2-gstreamer-1.0 gir1.2-gst-plugins-base-1.0
 )
 
 install_missing() {

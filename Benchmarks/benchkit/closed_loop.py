@@ -20,25 +20,26 @@ def parse_variant(text):
     return name.strip(), shlex.split(args)
 
 
-def build_rows(build, base_args, camrtp_variants, optional, extra_variants, only):
-    """camrtp rows (name, args, unless) with the common `optional` groups, then the anchors. A
-    row with `unless` (an option) is left out when the build takes that option: it stands for
-    the build before it. `only` keeps the rows whose name contains one of its words."""
+def build_rows(build, base_args, camrtp_variants, optional, extra_variants, only, anchors=None):
+    """camrtp rows (name, args, unless) with the common `optional` groups, then the anchors
+    (GStreamer's and ffmpeg's senders unless told). A row with `unless` (an option) is left out
+    when the build takes that option: it stands for the build before it. `only` keeps the rows
+    whose name contains one of its words."""
     rows = [CamrtpSender(build, name, base_args, args, optional) for name, args, unless in camrtp_variants
             if not unless or build.missing([unless])]
     rows += [CamrtpSender(build, name, base_args, args, optional) for name, args in map(parse_variant, extra_variants)]
-    rows += [GStreamerAnchor(), FfmpegSender()]
+    rows += anchors if anchors is not None else [GStreamerAnchor(), FfmpegSender()]
     if only:
         rows = [row for row in rows if any(word in row.name for word in only)]
     return rows
 
 
-def prepare_case(args, workdir, size, frames, kbps, camrtp_variants, optional):
+def prepare_case(args, workdir, size, frames, kbps, camrtp_variants, optional, anchors=None):
     """A case's clip (testsrc2), its frames for matching, its rows, and the TWCC extension id the
     receiver offers."""
     clip = make_clip(workdir, *size, frames)
     rows = build_rows(args.camrtp_build, camrtp_encoder_args(kbps), camrtp_variants, optional,
-                      args.camrtp_variant, args.senders)
+                      args.camrtp_variant, args.senders, anchors)
     return clip, SourceClip(clip), rows, receiver_transport_cc(rows)
 
 

@@ -6,6 +6,7 @@ Unlike the REFERENCES command, the RTCP udpsink has no bind-port: the relay take
 any address, and a udpsink bound to the udpsrc's port (both SO_REUSEADDR) may be the socket the
 kernel hands the sender's reports to (see rtcp_forwarder)."""
 
+import json
 import os
 import signal
 import subprocess
@@ -97,3 +98,56 @@ class GStreamerReceiver:
     def stop(self):
         stop_process(self.process, signal.SIGINT, STOP_TIMEOUT_S)
         self.log.close()
+
+
+FEC_RECEIVER_SCRIPT = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+                                   "Tests", "Tools", "gst_fec_receiver.py")
+
+
+class GStreamerFECReceiver:
+    """Tests/Tools/gst_fec_receiver.py: rtpbin with rtpreddec (after rtprtxreceive for RTX) and
+    rtpulpfecdec, as webrtcbin wires them, NACK on, the same jitter buffer and RTCP bandwidth
+    as GStreamerReceiver, decoding to `out`. Needs Debian's python3-gi and gir1.2-gstreamer-1.0
+    (its /usr/bin/python3). `figures()` is what it counted (its "final" line): frames decoded,
+    packets FEC rebuilt or not, and the gaps between decoded frames."""
+
+    def __init__(self, workdir, rtp_port, feedback_port, red, ulpfec, rtx_payload_type=None, rtx_apt=None,
+                 transport_cc_extension_id=None):
+        self.out = os.path.join(workdir, "received.y4m")
+        self.log_path = os.path.join(workdir, "receiver.log")
+        self.cmd = ["/usr/bin/python3", "-u", FEC_RECEIVER_SCRIPT, "--port", str(rtp_port),
+                    "--feedback-port", str(feedback_port), "--red-payload-type", str(red),
+                    "--ulpfec-payload-type", str(ulpfec), "--nack", "--latency", str(JITTER_BUFFER_LATENCY_MS),
+                    "--rtcp-bandwidth", str(RTCP_SESSION_BANDWIDTH), "--output", self.out]
+        if rtx_payload_type is not None:
+            self.cmd += ["--rtx-payload-type", str(rtx_payload_type)] + (["--rtx-apt", str(rtx_apt)] if rtx_apt else [])
+        if transport_cc_extension_id is not None:
+            self.cmd += ["--twcc-extension", str(transport_cc_extension_id)]
+
+    def __enter__(self):
+        if os.path.exists(self.out):
+            os.remove(self.out)
+        self.log = open(self.log_path, "wb")
+        self.process = subprocess.Popen(self.cmd, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while b'"playing"' not in self.read_log():
+            if self.process.poll() is not None or time.monotonic() > deadline:
+                self.stop()
+                raise ToolFailed(f"the GStreamer FEC receiver did not start: {' '.join(self.cmd)}\n{log_tail(self.log_path)}")
+            time.sleep(0.02)
+        return self
+
+    def read_log(self):
+        with open(self.log_path, "rb") as log:
+            return log.read()
+
+    def __exit__(self, *exc):
+        self.stop()
+
+    def stop(self):
+        stop_process(self.process, signal.SIGINT, STOP_TIMEOUT_S)
+        self.log.close()
+
+    def figures(self):
+        finals = [json.loads(line) for line in self.read_log().splitlines() if b'"event": "final"' in line]
+        return finals[-1] if finals else None

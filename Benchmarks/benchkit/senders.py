@@ -28,9 +28,10 @@ class Unsupported(Exception):
 class SessionPorts:
     """What a sender needs to know of one session."""
 
-    def __init__(self, workdir, label, clip, kbps, rtp_port, rtcp_port):
+    def __init__(self, workdir, label, clip, kbps, rtp_port, rtcp_port, profile=None):
         self.workdir, self.label, self.clip, self.kbps = workdir, label, clip, kbps
         self.rtp_port, self.rtcp_port = rtp_port, rtcp_port
+        self.profile = profile  # the path (LinkProfile): a sender may match its FEC to the loss
 
     def path(self, suffix):
         return os.path.join(self.workdir, f"{self.label}.{suffix}")
@@ -247,3 +248,35 @@ class FfmpegSender:
 
     def collect(self, session):
         return {}
+
+
+class GStreamerFECAnchor(GStreamerAnchor):
+    """The anchor with FEC, as GStreamer's WebRTC sender (webrtcbin) builds it: rtpvp8pay !
+    rtpulpfecenc ! rtpredenc ! rtprtxsend ! rtpbin; RTX then carries RED packets (apt = RED).
+    `percentages(loss)` gives rtpulpfecenc's FEC percentage for delta frames and for keyframes
+    (its `percentage` and `percentage-important`) on a path with that loss."""
+
+    name = "gstreamer rtx+fec"
+    rtx_carries_red = True
+
+    def __init__(self, red, ulpfec, rtx_payload_type, percentages):
+        self.red, self.ulpfec, self.rtx_payload_type = red, ulpfec, rtx_payload_type
+        self.percentages = percentages
+
+    def description(self):
+        return (f"gst-launch-1.0 rtpbin rtp-profile=avpf  filesrc ! y4mdec ! clocksync ! vp8enc (matched) ! "
+                f"rtpvp8pay pt=96 mtu={MTU - 1} ! rtpulpfecenc pt={self.ulpfec} percentage=P percentage-important=K ! "
+                f"rtpredenc pt={self.red} ! rtprtxsend payload-type-map={self.red}:{self.rtx_payload_type} "
+                "max-size-time=2000 ! rtpbin ! udpsink, P and K matched to camrtp's FEC at the path's loss")
+
+    def command(self, session):
+        delta, key = self.percentages(session.profile.loss)
+        command = super().command(session)
+        payloader = command.index("rtpvp8pay")
+        # One byte less than the MTU for the RED header, as camrtp leaves room for it.
+        command[payloader + 2] = f"mtu={MTU - 1}"
+        rtx = command.index("rtprtxsend")
+        command[rtx + 1] = f"payload-type-map=application/x-rtp-pt-map,{self.red}=(uint){self.rtx_payload_type}"
+        return (command[:rtx] + ["rtpulpfecenc", f"pt={self.ulpfec}", f"percentage={delta}",
+                                 f"percentage-important={key}", "!", "rtpredenc", f"pt={self.red}",
+                                 "allow-no-red-blocks=true", "!"] + command[rtx:])

@@ -9,7 +9,7 @@ from .common import ToolFailed, measure
 from .ports import free_port_pair
 from .receivers import GStreamerReceiver
 from .relay import ImpairmentRelay
-from .rtp_tap import RTPTap
+from .rtp_tap import REDFormat, RTPTap
 from .senders import SessionPorts, Unsupported
 from .stream_analysis import StreamAnalysis
 
@@ -30,22 +30,32 @@ class SessionOutcome:
     decoded_frames: int
     unmatched_frames: int
     failure: str | None = None
+    receiver_figures: dict | None = None  # what the receiver counted itself, when it says
+
+
+def rtpbin_receiver(session_dir, rtp_port, feedback_port, sender, transport_cc_extension_id):
+    """The closed-loop cases' receiver: GStreamer's rtpbin, or its RTX variant."""
+    return GStreamerReceiver(session_dir, rtp_port, feedback_port, sender.rtx_payload_type, transport_cc_extension_id)
 
 
 def run_session(sender, profile, clip, source, kbps, workdir, label, seed, clip_seconds,
-                transport_cc_extension_id=None, keep_files=False):
+                transport_cc_extension_id=None, keep_files=False, receiver=rtpbin_receiver, red=None):
     """Raises Unsupported when camrtp refuses its arguments. The receiver offers TWCC feedback
-    on `transport_cc_extension_id` (the same for every sender of a case)."""
+    on `transport_cc_extension_id` (the same for every sender of a case). `receiver` makes it,
+    as rtpbin_receiver does; `red` (a REDFormat without in_rtx: the sender says that) has the
+    tap unwrap RED."""
     session_dir = os.path.join(workdir, label)
     os.makedirs(session_dir, exist_ok=True)
     rtx_payload_type = sender.rtx_payload_type
     receiver_port = free_port_pair()
     failure, sender_result = None, {}
-    with RTPTap(("127.0.0.1", receiver_port), rtx_payload_type) as tap:
+    if red is not None:
+        red = REDFormat(red.red, red.ulpfec, in_rtx=getattr(sender, "rtx_carries_red", False))
+    with RTPTap(("127.0.0.1", receiver_port), rtx_payload_type, red) as tap:
         with ImpairmentRelay(profile, tap.port, receiver_port + 1, session_dir, seed) as relay:
-            with GStreamerReceiver(session_dir, receiver_port, relay.feedback_port, rtx_payload_type,
-                                   transport_cc_extension_id) as receiver:
-                ports = SessionPorts(session_dir, "sender", clip, kbps, relay.rtp_port, relay.rtcp_port)
+            with receiver(session_dir, receiver_port, relay.feedback_port, sender,
+                          transport_cc_extension_id) as running_receiver:
+                ports = SessionPorts(session_dir, "sender", clip, kbps, relay.rtp_port, relay.rtcp_port, profile)
                 with sender.around(ports):
                     command = sender.command(ports)
                     try:
@@ -62,14 +72,15 @@ def run_session(sender, profile, clip, source, kbps, workdir, label, seed, clip_
             # the receiver has stopped and flushed its file
         relay_stats, relay_packets = relay.stats(), relay.packets()
     stream = StreamAnalysis(tap.packets, rtx_payload_type, relay_packets)
-    psnr_by_index, decoded, unmatched = source.match(receiver.out)
+    psnr_by_index, decoded, unmatched = source.match(running_receiver.out)
     if not keep_files:
-        for path in (receiver.out, relay.paths["csv"]):
+        for path in (running_receiver.out, relay.paths["csv"]):
             if os.path.exists(path):
                 os.remove(path)
     return SessionOutcome(sender_result, relay_stats, relay_packets, tap.packets,
                           relay_origin(tap.packets, relay_packets), stream.report(),
-                          psnr_by_index, decoded, unmatched, failure)
+                          psnr_by_index, decoded, unmatched, failure,
+                          getattr(running_receiver, "figures", lambda: None)())
 
 
 def relay_origin(tap_packets, relay_packets):

@@ -12,7 +12,12 @@ Retransmitted bytes. The relay counts what the sender sent; the tap sees what ar
 packet that arrives after a higher sequence number (or again) is a retransmission, as is every
 RTX packet (padding included). Of the packets the relay dropped, those not accounted for by
 original media packets that never arrived as originals (their size known from a retransmitted
-copy, else the mean) were retransmissions. Media bytes are the original packets' bytes."""
+copy, else the mean) were retransmissions. Media bytes are the original packets' bytes.
+
+FEC. ULPFEC packets in RED share the media's sequence numbers: they count as FEC bytes (as
+they arrived: they lose the same share to the path as the media), not as media, and a frame
+is complete without them. The tap cannot tell a lost FEC packet from a lost media packet, so
+"lost" counts both."""
 
 import math
 import statistics
@@ -55,6 +60,8 @@ class StreamAnalysis:
         self.delivered_retransmission_bytes = 0
         self.delivered_retransmissions = 0
         self.rtx_padding = 0
+        self.fec_bytes = 0
+        self.fec_sequences = set()
         self.classify(packets)
         lane0 = [p for p in relay_packets if p.direction == "forward" and p.lane == 0]
         self.relay_dropped_bytes = sum(p.size for p in lane0 if p.outcome in ("loss", "queue"))
@@ -64,7 +71,7 @@ class StreamAnalysis:
         highest = None
         timestamp_base = None
         for packet in packets:
-            if packet.ssrc == self.ssrc and packet.payload_type == MEDIA_PAYLOAD_TYPE:
+            if packet.ssrc == self.ssrc and (packet.payload_type == MEDIA_PAYLOAD_TYPE or packet.fec):
                 sequence_16 = packet.sequence
                 retransmitted_copy = False
             elif self.rtx_payload_type is not None and packet.payload_type == self.rtx_payload_type:
@@ -78,6 +85,15 @@ class StreamAnalysis:
             else:
                 continue
             sequence = sequence_16 if highest is None else unwrap(sequence_16, highest, 16)
+            if packet.fec:
+                if not retransmitted_copy and sequence not in self.fec_sequences:
+                    self.fec_sequences.add(sequence)
+                    self.fec_bytes += packet.size
+                    highest = sequence if highest is None else max(highest, sequence)
+                elif not retransmitted_copy:
+                    self.delivered_retransmission_bytes += packet.size
+                    self.delivered_retransmissions += 1
+                continue
             if not retransmitted_copy and (highest is None or sequence > highest):
                 self.original_sizes[sequence] = packet.size
             elif not retransmitted_copy:
@@ -133,7 +149,8 @@ class StreamAnalysis:
     def lost_originals(self):
         """Media sequence numbers whose original never arrived."""
         first, last = self.media_span()
-        return [sequence for sequence in range(first, last + 1) if sequence not in self.original_sizes]
+        return [sequence for sequence in range(first, last + 1)
+                if sequence not in self.original_sizes and sequence not in self.fec_sequences]
 
     def report(self):
         lost = self.lost_originals()
@@ -157,6 +174,8 @@ class StreamAnalysis:
             "retransmittedPercent": 100 * (self.delivered_retransmission_bytes + lost_retransmission_bytes) / media_bytes
             if media_bytes else None,
             "retransmissionsDelivered": self.delivered_retransmissions,
+            "fecKB": self.fec_bytes / 1000,
+            "fecPercent": 100 * self.fec_bytes / sum(self.original_sizes.values()) if self.original_sizes else None,
             "rtxPaddingPackets": self.rtx_padding,
             "framesSeen": len(frames),
             "framesComplete": sum(1 for complete, _, _ in frames.values() if complete),

@@ -1,5 +1,8 @@
 /// Decides what a generic NACK (RFC 4585 §6.2.1) gets, packet by packet:
 /// - a packet no longer in the history cannot be sent again (counted);
+/// - an FEC packet is never sent again, as libwebrtc marks its FEC packets not retransmittable:
+///   a repair goes out of RED, on RTX as the media payload type, where a receiver would take its
+///   parity bytes for VP8; the packets it protects can be asked for themselves;
 /// - a packet is not resent while a copy of it still waits in the pacer;
 /// - a request that repeats one already answered is answered again once the earlier repair
 ///   could have been lost: when it arrives at least three quarters of an RTT after the request
@@ -23,6 +26,7 @@ struct NACKResponder {
     enum Decision: Equatable {
         case resend(slot: Int)
         case notInHistory
+        case fecPacket
         case tooSoon
         case overBudget
     }
@@ -45,6 +49,7 @@ struct NACKResponder {
     ) -> Decision {
         guard let slot = history.slot(for: sequenceNumber) else { return .notInHistory }
         let entry = store[slot]
+        if entry.isFEC { return .fecPacket }
         if entry.queuedCopies > 0 { return .tooSoon }
         if let answeredNs = entry.lastAnsweredRequestNs,
             nowNs - answeredNs < Self.repeatIntervalNs(roundTripTimeNs: roundTripTimeNs)

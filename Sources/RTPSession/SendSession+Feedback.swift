@@ -104,7 +104,7 @@ extension SendSession {
                 enqueue(slot, kind: .retransmission, nowNs: nowNs)
             case .notInHistory:
                 statistics.nackedPacketsMissing += 1
-            case .tooSoon, .overBudget:
+            case .fecPacket, .tooSoon, .overBudget:
                 break
             }
         }

@@ -463,9 +463,9 @@ public final class SendSession {
     /// Probing, padding and keep-alives: the pacer asks for bytes when the controller wants more
     /// data on the wire than the encoder gives, and for one packet every 500 ms while the
     /// encoder is paused for congestion. They are made of real media, the newest packets in the
-    /// history sent again, which every receiver treats as duplicates (RTX with `rtx`). With
-    /// retransmission off only the keep-alive goes: without it a paused encoder whose last
-    /// packets were lost would wait for feedback for ever. Nothing goes before the receiver has
+    /// history sent again (FEC packets left out, as for NACKs), which every receiver treats as
+    /// duplicates (RTX with `rtx`). With retransmission off only the keep-alive goes: without it
+    /// a paused encoder whose last packets were lost would wait for feedback for ever. Nothing goes before the receiver has
     /// sent transport feedback: one that does not (ffmpeg) would take the copies for new
     /// packets. The start-up probes use the first keyframe's packets instead.
     private func addPaddingIfNeeded(nowNs: Int64) {
@@ -474,7 +474,7 @@ public final class SendSession {
         if needed == 0 && hasTransportFeedback && pacer.isKeepAliveDue(nowNs: nowNs) {
             needed = 1
         }
-        for slot in encodings[lastMediaEncodingIndex].history.newest(8) where needed > 0 {
+        for slot in encodings[lastMediaEncodingIndex].history.newest(8) where needed > 0 && !store[slot].isFEC {
             needed -= enqueue(slot, kind: .padding, nowNs: nowNs)
         }
         if requested > 0 && pacer.queuedPacketCount == 0 { pacer.paddingUnavailable() }

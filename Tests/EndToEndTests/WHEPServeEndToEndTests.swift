@@ -46,6 +46,20 @@ extension EndToEnd {
                 try namespace.start(["/usr/bin/python3", "-u", TestTools.path("whep_viewer.py"), "--url", base + "whep"] + arguments)
             }
 
+            /// nftables in the namespace drops `percent` % of the UDP datagrams over 600 bytes at
+            /// random: media, and little else (STUN, RTCP and most DTLS are smaller).
+            func dropLargeDatagrams(percent: Int) throws {
+                guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else { try Test.cancel("needs nft (apt-get install nftables)") }
+                for rule in [
+                    ["add", "table", "inet", "loss"],
+                    ["add", "chain", "inet", "loss", "out", "{ type filter hook output priority 0; }"],
+                    ["add", "rule", "inet", "loss", "out", "meta", "l4proto", "udp", "udp", "length", ">", "600", "numgen", "random", "mod", "100", "<", "\(percent)", "drop"],
+                ] {
+                    let result = try namespace.start(["/usr/sbin/nft"] + rule).wait(timeout: TestPatience.seconds)
+                    try #require(result.status == 0, "nft \(rule.joined(separator: " ")): \(result.stderr)")
+                }
+            }
+
             @discardableResult
             func stop() -> ExternalTool.Result {
                 server.interrupt()
@@ -211,17 +225,9 @@ extension EndToEnd {
         @Test(.timeLimit(.minutes(3)))
         func chromiumNACKsLostPacketsAndCamrtpResendsThem() async throws {
             guard ExternalTool.locate("chromium") != nil else { try Test.cancel("needs chromium (apt-get install chromium)") }
-            guard FileManager.default.isExecutableFile(atPath: "/usr/sbin/nft") else { try Test.cancel("needs nft (apt-get install nftables)") }
             let bed = try Bed()
             defer { bed.stop() }
-            for rule in [
-                ["add", "table", "inet", "loss"],
-                ["add", "chain", "inet", "loss", "out", "{ type filter hook output priority 0; }"],
-                ["add", "rule", "inet", "loss", "out", "meta", "l4proto", "udp", "udp", "length", ">", "600", "numgen", "random", "mod", "100", "<", "5", "drop"],
-            ] {
-                let result = try bed.namespace.start(["/usr/sbin/nft"] + rule).wait(timeout: TestPatience.seconds)
-                try #require(result.status == 0, "nft \(rule.joined(separator: " ")): \(result.stderr)")
-            }
+            try bed.dropLargeDatagrams(percent: 5)
             let screenshot = Self.artifactDirectory + "/whep-viewer-chromium-loss.png"
             try FileManager.default.createDirectory(atPath: Self.artifactDirectory, withIntermediateDirectories: true)
             let result = try bed.namespace.start([

@@ -56,6 +56,7 @@ import Testing
         #expect(withFEC.framesBroken * 3 <= nackOnly.framesBroken * 2)
         #expect(withFEC.intactShare >= nackOnly.intactShare + 0.15)
         #expect(overhead <= 0.3)
+        #expect(withFEC.fecCopiesSent == 0, "FEC packets are never repaired or sent as padding")
     }
 
     /// The benchmark's 800 kbit/s bottleneck: a 2500 kbit/s start into a 400 ms drop-tail queue.

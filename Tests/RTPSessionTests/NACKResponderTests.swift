@@ -106,6 +106,15 @@ import Testing
         #expect(fixture.nack(500, atNs: 2_100 * Self.ms) == .resend(slot: fixture.history.slot(for: 500) ?? -1))
     }
 
+    /// An FEC packet is never repaired: on RTX it would pass for a media packet, and what it
+    /// protects can be asked for itself.
+    @Test func anFECPacketIsNotSentAgain() throws {
+        let fixture = try Fixture()
+        fixture.store[fixture.slots[5]].isFEC = true
+        #expect(fixture.nack(65_535, atNs: 1_040 * Self.ms) == .fecPacket)
+        #expect(fixture.nack(65_534, atNs: 1_040 * Self.ms) == .resend(slot: fixture.slots[4]))
+    }
+
     @Test func retransmissionsStayWithinTheBudget() throws {
         let fixture = try Fixture()
         let startNs = 1_100 * Self.ms

@@ -309,6 +309,23 @@ import Testing
         #expect(try VP8PayloadDescriptor(parsing: restored.payload).partitionIndex == 0, "a VP8 payload, not a RED block")
     }
 
+    /// GStreamer and Chromium NACK every gap, FEC packets' too; a repair of one would go on RTX
+    /// as a VP8 packet (apt=96) and be decoded as one.
+    @Test(arguments: [Retransmission.rtx, .resend])
+    func aNACKedFECPacketIsNotSentAgain(_ retransmission: Retransmission) throws {
+        let driver = try SessionDriver(retransmission: retransmission, fec: .on)
+        driver.send(testFrames([6_000])[0])  // media 100–105, FEC 106–108
+        driver.flush()
+        driver.advance(byMs: 30)
+        driver.receive([.genericNACK(RTCPGenericNACK(senderSSRC: 9, mediaSSRC: 0x1000, lostSequenceNumbers: [106, 104]))])
+        let repairs = try driver.flush().map(WirePacket.init)
+        #expect(repairs.count == 1)
+        let repaired = retransmission == .rtx
+            ? try repairs[0].bytes.withUnsafeBytes { try RTXPacket.original(ofRetransmission: $0, ssrc: 0x1000, payloadType: 96).header }
+            : repairs[0].header
+        #expect(repaired.sequenceNumber == 104)
+    }
+
     @Test func theEncoderGetsWhatTheFECLeaves() throws {
         let driver = try SessionDriver(fec: .on)
         driver.send(testFrames([500])[0])

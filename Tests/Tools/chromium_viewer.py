@@ -11,6 +11,7 @@ restart or a new session, after the test broke the path) and to decode 30 frames
 
 It reports on stdout, one JSON object a line, each with "t": seconds on CLOCK_MONOTONIC:
   {"event": "stats", "viewer": {...}}          the page's state and latest figures, when they change
+  {"event": "inbound", "report": {...}}        Chromium's own inbound-rtp figures once it plays
   {"event": "keyframe", "requests": N}         the button's POST was answered
   {"event": "screenshot", "path": "...", "bytes": N}
   {"event": "stopped", "state": "..."}         after Disconnect
@@ -111,6 +112,7 @@ async def drive(arguments):
                 else:
                     emit("error", message="not enough frames decoded in time")
                     return 1
+                emit("inbound", report=await inbound_rtp(tools))
                 if arguments.restart_ice:
                     if not await tools.evaluate("camrtpViewer.restartIce()"):
                         emit("error", message="the page's ICE restart failed", viewer=await read_viewer(tools))
@@ -149,6 +151,16 @@ async def read_viewer(tools):
         "JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error: camrtpViewer.error, resource: camrtpViewer.resource,"
         " stats: camrtpViewer.stats, keyframeRequests: camrtpViewer.keyframeRequests, iceServers: camrtpViewer.iceServers.length,"
         " iceRestarts: camrtpViewer.iceRestarts, reconnections: camrtpViewer.reconnections, latency: camrtpViewer.latency} : null)")
+    return json.loads(text) if text else None
+
+
+async def inbound_rtp(tools):
+    """Chromium's inbound-rtp statistics of the video, all of them (freezeCount,
+    totalFreezesDuration, framesDropped, jitterBufferDelay, ...), from the page's
+    RTCPeerConnection (`pc`, a global of its script)."""
+    text = await tools.evaluate(
+        "(async () => { let found = null; if (pc) (await pc.getStats()).forEach((s) => {"
+        " if (s.type === 'inbound-rtp' && s.kind === 'video') found = s; }); return JSON.stringify(found); })()")
     return json.loads(text) if text else None
 
 

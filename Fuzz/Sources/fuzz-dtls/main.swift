@@ -61,7 +61,7 @@ func checkOutput(_ output: DTLSOutput, of session: DTLSSession) {
 
 fuzz { input in
     guard let roleByte = input.first else { return }
-    let role: DTLSRole = roleByte % 2 == 0 ? .server : .client
+    let role: DTLSSession.Role = roleByte % 2 == 0 ? .server : .client
     let session: DTLSSession
     do {
         session = try DTLSSession(role: role, certificate: certificate, remoteFingerprint: expectedFingerprint, srtpSuites: suites)

@@ -35,6 +35,8 @@ struct NetworkSimulation {
     private var reportsInFlight: [(arrivalNs: Int64, datagram: [UInt8])] = []
     private var feedbackInFlight: [(arrivalNs: Int64, datagram: [UInt8])] = []
     private var highestMediaSequenceNumber: UInt16?
+    /// The sequence numbers FEC packets went out with, to tell a copy of one.
+    private var fecSequenceNumbers = Set<UInt16>()
     private var nextSampleNs: Int64 = SimulationResult.sampleIntervalNs
     private var deliveredBytesSinceSample = 0
 
@@ -194,11 +196,22 @@ struct NetworkSimulation {
         }
         if isCopy {
             result.copiesSentNs.append(nowNs)
-        } else if !isFEC(bytes) {
+            if fecSequenceNumbers.contains(copiedSequenceNumber(bytes, isRTX: ssrc == Self.rtxSSRC) ?? sequenceNumber) {
+                result.fecCopiesSent += 1
+            }
+        } else if isFEC(bytes) {
+            fecSequenceNumbers.insert(sequenceNumber)
+        } else {
             result.mediaBytesSent += bytes.count
         }
         return SimulatedPacket(
             bytes: bytes, isCopy: isCopy, captureTimeNs: Int64(timestamp) * 1_000_000_000 / 90_000, sendTimeNs: nowNs)
+    }
+
+    /// The sequence number a copy repeats: an RTX packet's OSN (RFC 4588), else its own.
+    private func copiedSequenceNumber(_ bytes: [UInt8], isRTX: Bool) -> UInt16? {
+        guard isRTX, let header = try? RTPHeader(parsing: bytes), bytes.count >= header.serializedSize + 2 else { return nil }
+        return UInt16(bytes[header.serializedSize]) << 8 | UInt16(bytes[header.serializedSize + 1])
     }
 
     /// Whether `bytes` is an ULPFEC packet in RED: the RED header follows the fixed header and

@@ -57,6 +57,8 @@ struct SimulationResult {
     var mediaBytesSent = 0
     /// When each copy (retransmission, padding, keep-alive) left the sender.
     var copiesSentNs: [Int64] = []
+    /// Copies of FEC packets, which a receiver would take for media.
+    var fecCopiesSent = 0
     /// The session's last statistics.
     var statistics: SenderStatistics?
 
