@@ -94,8 +94,12 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             control = ViewerEncoderControl(id: id, owner: self)
             channels[id] = channel
             statistics[id] = ViewerStatistics(id: id)
-            metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id))
-            if layerShares.count > 1 { layerSelections[id] = TemporalLayerSelection(cumulativeShares: layerShares) }
+            metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id), layered: layerShares.count > 1)
+            if layerShares.count > 1 {
+                let selection = TemporalLayerSelection(cumulativeShares: layerShares)
+                layerSelections[id] = selection
+                metrics[id]?.recordTemporalLayer(selection.forwardedLayer)
+            }
             connectedGauge.record(channels.count)
             let now = clock()
             joinedNs[id] = now
@@ -142,7 +146,10 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             if var selection = layerSelections[id] {
                 let forwards = selection.forwards(frame, nowNs: now)
                 layerSelections[id] = selection
-                statistics[id]?.temporalLayer = selection.forwardedLayer
+                if statistics[id]?.temporalLayer != selection.forwardedLayer {
+                    statistics[id]?.temporalLayer = selection.forwardedLayer
+                    metrics[id]?.recordTemporalLayer(selection.forwardedLayer)
+                }
                 guard forwards else {
                     statistics[id]?.framesAboveLayer += 1
                     continue

@@ -5,23 +5,26 @@ import StreamMetrics
 /// One viewer's series, labelled `viewer="<label>"` (a WHEP resource id, never a secret):
 /// `camrtp_viewer_frames_forwarded_total`, `camrtp_viewer_frames_dropped_total{reason}` (`slow`:
 /// its queue overflowed; `before_keyframe`: skipped while it waited for one),
-/// `camrtp_viewer_keyframe_requests_total`, `camrtp_viewer_sent_*` (`SentTraffic`) and its
-/// sender's figures (`SenderMetrics`). They are removed when the viewer leaves, so a server's
+/// `camrtp_viewer_keyframe_requests_total`, with temporal layers `camrtp_viewer_temporal_layer`
+/// (the highest layer it is sent), `camrtp_viewer_sent_*` (`SentTraffic`) and its sender's
+/// figures (`SenderMetrics`). They are removed when the viewer leaves, so a server's
 /// series are its current viewers'.
 struct ViewerMetrics: Sendable {
     private let forwarded: Counter
     private let droppedSlow: Counter
     private let skipped: Counter
     private let keyframeRequests: Counter
+    private let temporalLayer: Gauge?
     private var sent: SentTraffic
     private var sender: SenderMetrics
 
-    init(label: String) {
+    init(label: String, layered: Bool) {
         let dimensions = [("viewer", label)]
         forwarded = Counter(label: "camrtp_viewer_frames_forwarded_total", dimensions: dimensions)
         droppedSlow = Counter(label: "camrtp_viewer_frames_dropped_total", dimensions: dimensions + [("reason", "slow")])
         skipped = Counter(label: "camrtp_viewer_frames_dropped_total", dimensions: dimensions + [("reason", "before_keyframe")])
         keyframeRequests = Counter(label: "camrtp_viewer_keyframe_requests_total", dimensions: dimensions)
+        temporalLayer = layered ? Gauge(label: "camrtp_viewer_temporal_layer", dimensions: dimensions) : nil
         sent = SentTraffic(prefix: "camrtp_viewer", dimensions: dimensions)
         sender = SenderMetrics(prefix: "camrtp_viewer", dimensions: dimensions)
     }
@@ -33,6 +36,10 @@ struct ViewerMetrics: Sendable {
         case .overflowed(let dropped): droppedSlow.increment(by: dropped)
         case .closed: break
         }
+    }
+
+    func recordTemporalLayer(_ layer: Int) {
+        temporalLayer?.record(layer)
     }
 
     func keyframeRequested() {
@@ -50,6 +57,7 @@ struct ViewerMetrics: Sendable {
 
     func destroy() {
         for counter in [forwarded, droppedSlow, skipped, keyframeRequests] { counter.destroy() }
+        temporalLayer?.destroy()
         sent.destroy()
         sender.destroy()
     }

@@ -75,6 +75,16 @@ public final class RelayedNetwork: Sendable {
         return Int(listing[range.upperBound...].prefix { $0.isNumber }) ?? 0
     }
 
+    /// A bottleneck toward the right host: the middle forwards it UDP at `kilobytesPerSecond`
+    /// (with `burstKilobytes` of credit) and drops the rest, as a policer does; the left host's
+    /// own traffic and everything toward the left are untouched. Needs `dropsDirectUDP` false.
+    public func limitUDPToRight(kilobytesPerSecond: Int, burstKilobytes: Int) throws {
+        try run(in: middle, [
+            "/usr/sbin/nft", "insert rule inet relayonly forward ip daddr \(Self.rightAddress) meta l4proto udp "
+                + "limit rate over \(kilobytesPerSecond) kbytes/second burst \(burstKilobytes) kbytes counter drop",
+        ])
+    }
+
     /// coturn in the middle with one long-term user, relaying from 10.2.0.1; returns once it
     /// listens. `turn:10.1.0.1:3478` for the left host, `turn:10.2.0.1:3478` for the right.
     public func startTURNServer(user: String, password: String, directory: String) throws -> ExternalTool.Running {
