@@ -16,18 +16,15 @@ import sys
 
 from .closed_loop import median_field, prepare_case, row_descriptions, run_matrix
 from .common import cell, ratio, table
-from .feedback import add_intact, condition_label, condition_rows, conditions, loss_label, session_result
+from .feedback import (
+    CLIP_SECONDS, FRAMES, KBPS, LOSSES, SIZE, add_intact, condition_label, condition_rows, conditions, loss_label, session_result)
 from .receivers import GStreamerFECReceiver, JITTER_BUFFER_LATENCY_MS
 from .relay import LinkProfile
 from .rtp_tap import REDFormat
 from .senders import DEFAULT_RTX_PAYLOAD_TYPE, GStreamerFECAnchor
 from .session import run_session
 
-SIZE = (640, 360)
-FRAMES = 300
-CLIP_SECONDS = 10
-KBPS = 1000
-LOSSES = (0.0, 0.02, 0.05)
+# The feedback case's clip and losses; a longer path, where NACK alone comes too late.
 DEFAULT_RTTS_MS = (200,)
 # camrtp rows, all repairing on RTX as a WebRTC sender does.
 CAMRTP_VARIANTS = [

@@ -23,5 +23,6 @@ struct RecentLoss {
         }
     }
 
-    var maximum: Double { samples.map(\.lossFraction).max() ?? 0 }
+    /// Read at every controller update, so without building an array.
+    var maximum: Double { samples.reduce(0) { max($0, $1.lossFraction) } }
 }

@@ -33,6 +33,8 @@ import time
 
 import aiohttp
 
+from browser_rpc import BrowserRPC
+
 
 def spki_hash(certificate):
     """base64 of the SHA-256 of the certificate's SubjectPublicKeyInfo, as
@@ -47,20 +49,9 @@ def emit(event, **fields):
     sys.stdout.flush()
 
 
-class DevTools:
-    def __init__(self, socket):
-        self.socket = socket
-        self.next_id = 0
-
-    async def call(self, method, **params):
-        self.next_id += 1
-        await self.socket.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = await self.socket.receive_json()
-            if message.get("id") == self.next_id:
-                if "error" in message:
-                    raise RuntimeError(f"{method}: {message['error']}")
-                return message["result"]
+class DevTools(BrowserRPC):
+    def error(self, message):
+        return message.get("error")
 
     async def evaluate(self, expression):
         result = await self.call("Runtime.evaluate", expression=expression, awaitPromise=True, returnByValue=True)

@@ -28,6 +28,7 @@ import time
 import aiohttp
 
 from aiortc_peer import emit
+from browser_rpc import BrowserRPC
 
 PREFS = {
     "media.peerconnection.ice.obfuscate_host_addresses": False,
@@ -47,20 +48,9 @@ STATE = ("JSON.stringify(window.camrtpViewer ? {state: camrtpViewer.state, error
          "painted: document.getElementById('video').mozPaintedFrames} : null)")
 
 
-class BiDi:
-    def __init__(self, socket):
-        self.socket = socket
-        self.next_id = 0
-
-    async def call(self, method, **params):
-        self.next_id += 1
-        await self.socket.send_json({"id": self.next_id, "method": method, "params": params})
-        while True:
-            message = await self.socket.receive_json()
-            if message.get("id") == self.next_id:
-                if message.get("type") == "error":
-                    raise RuntimeError(f"{method}: {message.get('error')}: {message.get('message')}")
-                return message["result"]
+class BiDi(BrowserRPC):
+    def error(self, message):
+        return f"{message.get('error')}: {message.get('message')}" if message.get("type") == "error" else None
 
     async def evaluate(self, context, expression):
         result = await self.call("script.evaluate", expression=expression, target={"context": context}, awaitPromise=True)
