@@ -11,6 +11,10 @@ import Metrics
 ///   and rate-limited, the target follows the lowest estimate.
 /// - With temporal layers, each viewer gets the layers its own estimate carries
 ///   (`TemporalLayerSelection`), and the target follows the best viewer instead.
+/// - With simulcast, each viewer gets the one encoding its estimate carries
+///   (`SimulcastSelection`), switching on that encoding's keyframe, and within it the temporal
+///   layers it carries; the frames reach its sink as its only encoding (index 0), and its PLIs
+///   ask for a keyframe of that encoding alone.
 /// - Each viewer has a bounded queue and a thread: a slow viewer loses its own frames and
 ///   resynchronises on a keyframe, and a failing one is removed; neither blocks the others.
 /// - With no viewer, the encoder is told the network is congested, so frames are dropped before
@@ -35,6 +39,9 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     /// Each viewer's temporal layers; empty without layers.
     private var layerSelections: [Int: TemporalLayerSelection] = [:]
     private let layerShares: [Double]
+    /// Each viewer's simulcast encoding; empty without simulcast.
+    private var encodingSelections: [Int: SimulcastSelection] = [:]
+    private let encodingCount: Int
     private let connectedGauge = Gauge(label: "camrtp_viewers_connected")
     private var joinedNs: [Int: Int64] = [:]
     private var nextID = 1
@@ -43,18 +50,24 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     /// - Parameters:
     ///   - queueCapacity: frames a viewer may fall behind before it loses them (8 ≈ 270 ms at 30 fps).
     ///   - temporalLayerShares: the encoder's temporal layers' cumulative shares of its rate, base
-    ///     first; one layer (`[1]`) forwards every frame to every viewer.
+    ///     first (of each encoding's rate with simulcast); one layer (`[1]`) forwards every frame
+    ///     to every viewer.
+    ///   - encodingAllocation: with simulcast, how the encoder shares its target among its
+    ///     encodings; nil with one encoding.
     ///   - clock: nanoseconds on `CLOCK_MONOTONIC`; tests pass their own.
     public init(
         minBitrateKbps: Int, maxBitrateKbps: Int, queueCapacity: Int = 8,
         minimumKeyframeIntervalNs: Int64 = 300_000_000, temporalLayerShares: [Double] = [1],
+        encodingAllocation: ViewerSteering.EncodingAllocation? = nil,
         clock: @escaping @Sendable () -> Int64 = MonotonicClock.nowNs,
         onViewerEnded: EndHandler? = nil
     ) {
         layerShares = temporalLayerShares.isEmpty ? [1] : temporalLayerShares
+        encodingCount = max(1, encodingAllocation?(maxBitrateKbps).count ?? 1)
         steering = ViewerSteering(
             minBitrateKbps: minBitrateKbps, maxBitrateKbps: maxBitrateKbps,
-            minimumKeyframeIntervalNs: minimumKeyframeIntervalNs, baseLayerShare: layerShares[0])
+            minimumKeyframeIntervalNs: minimumKeyframeIntervalNs, baseLayerShare: layerShares[0],
+            encodingAllocation: encodingAllocation)
         self.queueCapacity = queueCapacity
         self.clock = clock
         self.onViewerEnded = onViewerEnded
@@ -94,16 +107,22 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             control = ViewerEncoderControl(id: id, owner: self)
             channels[id] = channel
             statistics[id] = ViewerStatistics(id: id)
-            metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id), layered: layerShares.count > 1)
+            metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id), layered: layerShares.count > 1, simulcast: encodingCount > 1)
             if layerShares.count > 1 {
                 let selection = TemporalLayerSelection(cumulativeShares: layerShares)
                 layerSelections[id] = selection
                 metrics[id]?.recordTemporalLayer(selection.forwardedLayer)
             }
+            var startEncoding = 0
+            if encodingCount > 1 {
+                var selection = SimulcastSelection(encodingCount: encodingCount)
+                startEncoding = selection.takeKeyframeRequest() ?? selection.targetEncoding
+                encodingSelections[id] = selection
+            }
             connectedGauge.record(channels.count)
             let now = clock()
             joinedNs[id] = now
-            apply(steering.addViewer(id, nowNs: now))
+            apply(steering.addViewer(id, encodingIndex: startEncoding, nowNs: now))
         }
         let reporter = SinkReporter { [weak self] event in self?.record(event, from: id) }
         channel.start(
@@ -143,35 +162,54 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         let now = clock()
         apply(steering.poll(nowNs: now))
         for (id, channel) in channels {
-            if var selection = layerSelections[id] {
-                let forwards = selection.forwards(frame, nowNs: now)
-                layerSelections[id] = selection
-                if statistics[id]?.temporalLayer != selection.forwardedLayer {
-                    statistics[id]?.temporalLayer = selection.forwardedLayer
-                    metrics[id]?.recordTemporalLayer(selection.forwardedLayer)
-                }
-                guard forwards else {
-                    statistics[id]?.framesAboveLayer += 1
-                    continue
-                }
+            guard var selection = encodingSelections[id] else {
+                forward(frame, to: channel, id: id, nowNs: now)
+                continue
             }
-            let offer = channel.offer(frame)
-            metrics[id]?.record(offer)
-            guard var stats = statistics[id] else { continue }
-            switch offer {
-            case .queued:
-                stats.framesForwarded += 1
-                if stats.firstFrameDelayNs == nil, let joined = joinedNs[id] { stats.firstFrameDelayNs = now - joined }
-            case .skipped:
-                stats.framesSkippedBeforeKeyframe += 1
-            case .overflowed(let dropped):
-                stats.framesDroppedSlow += dropped
-            case .closed:
-                break
+            let frames = selection.take(frame, nowNs: now)
+            if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
+            encodingSelections[id] = selection
+            if let forwarded = selection.forwardedEncoding, statistics[id]?.encodingIndex != forwarded {
+                statistics[id]?.encodingIndex = forwarded
+                metrics[id]?.recordEncoding(forwarded)
             }
-            statistics[id] = stats
+            for var frame in frames {
+                frame.encodingIndex = 0
+                forward(frame, to: channel, id: id, nowNs: now)
+            }
         }
         lock.unlock()
+    }
+
+    /// Hands a frame to one viewer, within its temporal layers; called with the lock held.
+    private func forward(_ frame: EncodedFrame, to channel: ViewerChannel, id: Int, nowNs now: Int64) {
+        if var selection = layerSelections[id] {
+            let forwards = selection.forwards(frame, nowNs: now)
+            layerSelections[id] = selection
+            if statistics[id]?.temporalLayer != selection.forwardedLayer {
+                statistics[id]?.temporalLayer = selection.forwardedLayer
+                metrics[id]?.recordTemporalLayer(selection.forwardedLayer)
+            }
+            guard forwards else {
+                statistics[id]?.framesAboveLayer += 1
+                return
+            }
+        }
+        let offer = channel.offer(frame)
+        metrics[id]?.record(offer)
+        guard var stats = statistics[id] else { return }
+        switch offer {
+        case .queued:
+            stats.framesForwarded += 1
+            if stats.firstFrameDelayNs == nil, let joined = joinedNs[id] { stats.firstFrameDelayNs = now - joined }
+        case .skipped:
+            stats.framesSkippedBeforeKeyframe += 1
+        case .overflowed(let dropped):
+            stats.framesDroppedSlow += dropped
+        case .closed:
+            break
+        }
+        statistics[id] = stats
     }
 
     /// Closes every viewer and waits until each has finished its sink.
@@ -195,19 +233,31 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
                 statistics[id]?.keyframeRequests += 1
                 metrics[id]?.keyframeRequested()
             }
-            apply(steering.keyframeRequested(nowNs: clock()))
+            let encoding = encodingSelections[id].map { $0.forwardedEncoding ?? $0.targetEncoding } ?? 0
+            apply(steering.keyframeRequested(encodingIndex: encoding, nowNs: clock()))
         }
     }
 
+    /// A viewer's estimate moves the encoder's target, and with it every viewer's encoding and
+    /// layers: each is judged against the rate of the encoding it gets.
     func viewerEstimate(_ id: Int, kbps: Int) {
         lock.withLock {
             statistics[id]?.estimateKbps = kbps
             apply(steering.viewerEstimate(id, kbps: kbps))
-            let now = clock(), target = steering.targetBitrateKbps
-            for (viewer, var selection) in layerSelections {
+            let now = clock(), rates = steering.encodingRatesKbps
+            for viewer in channels.keys {
                 guard let estimate = steering.estimate(of: viewer) else { continue }
-                selection.update(estimateKbps: estimate, encoderKbps: target, nowNs: now)
-                layerSelections[viewer] = selection
+                var encoding = 0
+                if var selection = encodingSelections[viewer] {
+                    selection.update(estimateKbps: estimate, encodingRatesKbps: rates, nowNs: now)
+                    if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
+                    encodingSelections[viewer] = selection
+                    encoding = selection.forwardedEncoding ?? selection.targetEncoding
+                }
+                if var selection = layerSelections[viewer], rates.indices.contains(encoding) {
+                    selection.update(estimateKbps: estimate, encoderKbps: rates[encoding], nowNs: now)
+                    layerSelections[viewer] = selection
+                }
             }
         }
     }
@@ -223,8 +273,8 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
         guard let encoder else { return }
         if let congested = decision.congested { encoder.setNetworkCongested(congested) }
         if let kbps = decision.targetBitrateKbps { encoder.setTargetBitrate(kbps: kbps) }
-        if decision.requestKeyframe {
-            encoder.requestKeyframe()
+        for index in decision.keyframes {
+            encoder.requestKeyframe(encodingIndex: index)
             reporter.report(.keyframeRequested(.application))
         }
     }
@@ -269,6 +319,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             }
             metrics.removeValue(forKey: id)?.destroy()
             layerSelections[id] = nil
+            encodingSelections[id] = nil
             return statistics.removeValue(forKey: id)
         }
         if let final { onViewerEnded?(final, error) }

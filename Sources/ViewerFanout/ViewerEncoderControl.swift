@@ -16,6 +16,11 @@ final class ViewerEncoderControl: EncoderControl {
         owner?.viewerRequestedKeyframe(id)
     }
 
+    /// The viewer's sender has one encoding: the one the viewer is forwarded.
+    func requestKeyframe(encodingIndex: Int) {
+        owner?.viewerRequestedKeyframe(id)
+    }
+
     func setTargetBitrate(kbps: Int) {
         owner?.viewerEstimate(id, kbps: kbps)
     }

@@ -13,6 +13,9 @@ public struct ViewerStatistics: Sendable, Equatable {
     public var framesAboveLayer = 0
     /// The highest temporal layer the viewer is sent; nil without layers.
     public var temporalLayer: Int?
+    /// The simulcast encoding the viewer is sent (0 is the lowest); nil without simulcast or
+    /// before its first keyframe.
+    public var encodingIndex: Int?
     /// Keyframes the viewer asked for (its receiver's PLI or FIR, or a resync after a gap).
     public var keyframeRequests = 0
     /// What its sink reported delivering: frames, and packets and bytes with overhead.

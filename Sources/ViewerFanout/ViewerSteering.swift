@@ -1,14 +1,21 @@
 /// How many viewers steer one encoder: the target follows the lowest viewer estimate (with
-/// temporal layers, the highest), keyframe requests from any viewer are merged and rate-limited,
-/// and the encoder holds frames back for congestion only while every viewer is congested. Pure:
-/// the caller passes the clock in and applies the decisions to the encoder.
+/// temporal layers or simulcast, the highest), keyframe requests from any viewer are merged and
+/// rate-limited per encoding, and the encoder holds frames back for congestion only while every
+/// viewer is congested. Pure: the caller passes the clock in and applies the decisions to the
+/// encoder.
 ///
 /// The lowest estimate is what an SFU's simulcast-less forwarding does too (Janus forwards the
 /// lowest viewer REMB): one stream must fit the slowest path, or that viewer loses packets
 /// continuously while the others gain little. With temporal layers each viewer takes the layers
 /// its path carries (`TemporalLayerSelection`), so the target follows the best viewer, as far as
-/// the slowest one still carries the base layer.
+/// the slowest one still carries the base layer. With simulcast each viewer takes the encoding
+/// its path carries (`SimulcastSelection`), so the target is what gives the best viewer's
+/// encoding its whole estimate: that estimate plus what the lower encodings take.
 public struct ViewerSteering: Sendable {
+    /// How the encoder shares a total among its simulcast encodings (kbit/s, lowest first, 0
+    /// for a paused one), as its rate allocation does.
+    public typealias EncodingAllocation = @Sendable (_ totalKbps: Int) -> [Int]
+
     /// A keyframe costs several frames' worth of bits, so requests closer together than this are
     /// merged into one (libwebrtc: one keyframe per 300 ms).
     public var minimumKeyframeIntervalNs: Int64
@@ -17,17 +24,22 @@ public struct ViewerSteering: Sendable {
     public var maxBitrateKbps: Int
     /// The base temporal layer's share of the encoder's rate; 1 without layers.
     public var baseLayerShare: Double
+    /// The encoder's simulcast allocation; nil with one encoding.
+    public let encodingAllocation: EncodingAllocation?
 
     private var estimates: [Int: Int] = [:]
     private var congested: Set<Int> = []
     private var viewers: Set<Int> = []
-    private var lastKeyframeNs: Int64?
-    private var keyframePending = false
+    /// Per encoding: when its last keyframe was asked for, and which wait for the interval to pass.
+    private var lastKeyframeNs: [Int: Int64] = [:]
+    private var keyframesPending: Set<Int> = []
     private var appliedTargetKbps: Int?
 
     public init(
-        minBitrateKbps: Int, maxBitrateKbps: Int, minimumKeyframeIntervalNs: Int64 = 300_000_000, baseLayerShare: Double = 1
+        minBitrateKbps: Int, maxBitrateKbps: Int, minimumKeyframeIntervalNs: Int64 = 300_000_000, baseLayerShare: Double = 1,
+        encodingAllocation: EncodingAllocation? = nil
     ) {
+        self.encodingAllocation = encodingAllocation
         self.minBitrateKbps = minBitrateKbps
         self.maxBitrateKbps = max(minBitrateKbps, maxBitrateKbps)
         self.minimumKeyframeIntervalNs = minimumKeyframeIntervalNs
@@ -36,15 +48,18 @@ public struct ViewerSteering: Sendable {
 
     /// What the encoder should be told now; nil fields mean "no change".
     public struct Decision: Sendable, Equatable {
-        public var requestKeyframe = false
+        /// The encodings to ask for a keyframe, lowest first (`[0]` with one encoding).
+        public var keyframes: [Int] = []
         public var targetBitrateKbps: Int?
         public var congested: Bool?
 
-        public init(requestKeyframe: Bool = false, targetBitrateKbps: Int? = nil, congested: Bool? = nil) {
-            self.requestKeyframe = requestKeyframe
+        public init(keyframes: [Int] = [], targetBitrateKbps: Int? = nil, congested: Bool? = nil) {
+            self.keyframes = keyframes
             self.targetBitrateKbps = targetBitrateKbps
             self.congested = congested
         }
+
+        public var requestsKeyframe: Bool { !keyframes.isEmpty }
     }
 
     public var viewerCount: Int { viewers.count }
@@ -54,8 +69,33 @@ public struct ViewerSteering: Sendable {
     /// viewer has an estimate yet.
     public var targetBitrateKbps: Int {
         guard let lowest = estimates.values.min(), let highest = estimates.values.max() else { return maxBitrateKbps }
-        let target = baseLayerShare < 1 ? min(highest, Int(Double(lowest) / baseLayerShare)) : lowest
+        let target: Int
+        if let encodingAllocation {
+            target = Self.total(givingTopEncoding: highest, allocation: encodingAllocation, maxKbps: maxBitrateKbps)
+        } else {
+            target = baseLayerShare < 1 ? min(highest, Int(Double(lowest) / baseLayerShare)) : lowest
+        }
         return min(maxBitrateKbps, max(minBitrateKbps, target))
+    }
+
+    /// Each encoding's rate at the current target (lowest first); `[target]` with one encoding.
+    public var encodingRatesKbps: [Int] {
+        encodingAllocation?(targetBitrateKbps) ?? [targetBitrateKbps]
+    }
+
+    /// The total whose allocation gives its highest encoding `kbps`: `kbps` plus what the lower
+    /// encodings take at that total. The lower encodings' shares grow with the total, so three
+    /// rounds from `kbps` settle it.
+    static func total(givingTopEncoding kbps: Int, allocation: EncodingAllocation, maxKbps: Int) -> Int {
+        var total = kbps
+        for _ in 0..<3 {
+            let rates = allocation(min(total, maxKbps))
+            let top = rates.lastIndex { $0 > 0 } ?? 0
+            let next = kbps + rates[..<top].reduce(0, +)
+            if next == total { break }
+            total = next
+        }
+        return total
     }
 
     /// A viewer's last estimate; nil before its first.
@@ -67,11 +107,11 @@ public struct ViewerSteering: Sendable {
         viewers.isEmpty || viewers.isSubset(of: congested)
     }
 
-    /// A viewer joined: it needs a keyframe to start decoding.
-    public mutating func addViewer(_ id: Int, nowNs: Int64) -> Decision {
+    /// A viewer joined: it needs a keyframe of the encoding it starts on to decode.
+    public mutating func addViewer(_ id: Int, encodingIndex: Int = 0, nowNs: Int64) -> Decision {
         let wasCongested = isCongested
         viewers.insert(id)
-        var decision = keyframeRequested(nowNs: nowNs)
+        var decision = keyframeRequested(encodingIndex: encodingIndex, nowNs: nowNs)
         decision.targetBitrateKbps = retarget()
         if isCongested != wasCongested { decision.congested = isCongested }
         return decision
@@ -87,21 +127,26 @@ public struct ViewerSteering: Sendable {
         return decision
     }
 
-    /// A viewer's sender asked for a keyframe (its receiver's PLI or FIR, or its own start).
-    public mutating func keyframeRequested(nowNs: Int64) -> Decision {
-        if let last = lastKeyframeNs, nowNs - last < minimumKeyframeIntervalNs {
-            keyframePending = true
+    /// A viewer needs a keyframe of an encoding: its receiver's PLI or FIR, its start, or a
+    /// switch to another encoding.
+    public mutating func keyframeRequested(encodingIndex: Int = 0, nowNs: Int64) -> Decision {
+        if let last = lastKeyframeNs[encodingIndex], nowNs - last < minimumKeyframeIntervalNs {
+            keyframesPending.insert(encodingIndex)
             return Decision()
         }
-        lastKeyframeNs = nowNs
-        keyframePending = false
-        return Decision(requestKeyframe: true)
+        lastKeyframeNs[encodingIndex] = nowNs
+        keyframesPending.remove(encodingIndex)
+        return Decision(keyframes: [encodingIndex])
     }
 
-    /// A merged request whose interval has passed is let through; called for every frame.
+    /// Merged requests whose interval has passed are let through; called for every frame.
     public mutating func poll(nowNs: Int64) -> Decision {
-        guard keyframePending else { return Decision() }
-        return keyframeRequested(nowNs: nowNs)
+        guard !keyframesPending.isEmpty else { return Decision() }
+        var decision = Decision()
+        for index in keyframesPending.sorted() {
+            decision.keyframes += keyframeRequested(encodingIndex: index, nowNs: nowNs).keyframes
+        }
+        return decision
     }
 
     /// A viewer's congestion controller changed its estimate.

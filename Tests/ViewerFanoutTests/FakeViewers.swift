@@ -82,6 +82,7 @@ final class RecordingViewerSink: EncodedFrameSink, @unchecked Sendable {
 final class RecordingEncoderControl: EncoderControl, @unchecked Sendable {
     private let condition = ThreadCondition()
     private var keyframes = 0
+    private var encodings: [Int] = []
     private var targets: [Int] = []
     private var congestion: [Bool] = []
 
@@ -92,10 +93,20 @@ final class RecordingEncoderControl: EncoderControl, @unchecked Sendable {
         }
     }
 
+    func requestKeyframe(encodingIndex: Int) {
+        condition.withLock {
+            keyframes += 1
+            encodings.append(encodingIndex)
+            condition.broadcast()
+        }
+    }
+
     func setTargetBitrate(kbps: Int) { condition.withLock { targets.append(kbps) } }
     func setNetworkCongested(_ congested: Bool) { condition.withLock { congestion.append(congested) } }
 
     var keyframeRequests: Int { condition.withLock { keyframes } }
+    /// The encodings keyframes were asked for, in order.
+    var keyframeEncodings: [Int] { condition.withLock { encodings } }
     var lastTarget: Int? { condition.withLock { targets.last } }
     var lastCongested: Bool? { condition.withLock { congestion.last } }
 
@@ -113,8 +124,21 @@ final class ManualClock: @unchecked Sendable {
     func advance(ms: Int64) { condition.withLock { value += ms * 1_000_000 } }
 }
 
-func frame(_ index: Int, key: Bool) -> EncodedFrame {
+func frame(_ index: Int, key: Bool, encoding: Int = 0) -> EncodedFrame {
     EncodedFrame(
-        data: [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 100 + index), width: 320, height: 240,
-        timestampNs: Int64(index) * 33_333_333, rotation: .deg0, isKeyframe: key, isDroppable: false)
+        data: [UInt8](repeating: UInt8(truncatingIfNeeded: index), count: 100 + index), width: 320 << encoding, height: 180 << encoding,
+        timestampNs: Int64(index) * 33_333_333, rotation: .deg0, isKeyframe: key, isDroppable: false, encodingIndex: encoding)
+}
+
+/// A simulcast allocation of libwebrtc's kind for three encodings: the lower two up to their
+/// targets (150 and 500 kbit/s) in turn, the top one the rest up to 2500 kbit/s; an encoding
+/// whose minimum (30, 150, 600) no longer fits is paused.
+let threeEncodings: ViewerSteering.EncodingAllocation = { total in
+    let minimums = [30, 150, 600], targets = [150, 500, 2500]
+    var left = total, rates = [0, 0, 0]
+    for index in 0..<3 where left >= minimums[index] {
+        rates[index] = min(left, targets[index])
+        left -= rates[index]
+    }
+    return rates
 }

@@ -141,6 +141,45 @@ import Testing
         try sink.finish()
     }
 
+    /// With three simulcast encodings, a viewer on a slow path moves to the quarter-size encoding
+    /// on its keyframe while the fast one keeps the full size, each receiving its encoding as its
+    /// only one, and a PLI from the slow viewer asks for a keyframe of its encoding alone.
+    @Test func eachViewerGetsTheSimulcastEncodingItsOwnEstimateCarries() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = MultiViewerSink(
+            minBitrateKbps: 100, maxBitrateKbps: 5000, queueCapacity: 64, encodingAllocation: threeEncodings,
+            clock: { clock.nowNs })
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let fast = RecordingViewerSink(), slow = RecordingViewerSink()
+        let fastID = try #require(sink.addViewer(fast))
+        clock.advance(ms: 400)
+        let slowID = try #require(sink.addViewer(slow))
+        #expect(encoder.keyframeEncodings == [2, 2], "both start on the top encoding")
+        for encoding in 0..<3 { try sink.consume(frame(0, key: true, encoding: encoding)) }
+        fast.waitUntilAttached()
+        slow.waitUntilAttached()
+        fast.control?.setTargetBitrate(kbps: 1500)
+        slow.control?.setTargetBitrate(kbps: 300)
+        #expect(encoder.lastTarget == 2150)
+        #expect(encoder.keyframeEncodings == [2, 2, 0], "the slow viewer's switch waits for a keyframe of the lowest")
+        for index in 1...3 {
+            for encoding in 0..<3 { try sink.consume(frame(index, key: index == 2 && encoding == 0, encoding: encoding)) }
+        }
+        fast.waitForFrames(4)
+        slow.waitForFrames(4)
+        #expect(fast.received.map(\.width) == [1280, 1280, 1280, 1280])
+        #expect(slow.received.map(\.width) == [1280, 1280, 320, 320], "full size until the lowest encoding's keyframe")
+        #expect((fast.received + slow.received).allSatisfy { $0.encodingIndex == 0 })
+        #expect(sink.statistics(of: fastID)?.encodingIndex == 2)
+        #expect(sink.statistics(of: slowID)?.encodingIndex == 0)
+
+        clock.advance(ms: 400)
+        slow.control?.requestKeyframe(encodingIndex: 0)
+        #expect(encoder.keyframeEncodings.last == 0)
+        try sink.finish()
+    }
+
     @Test func aStuckViewerLosesItsOwnFramesAndResynchronisesWithoutHoldingUpTheOthers() throws {
         let clock = ManualClock()
         let encoder = RecordingEncoderControl()

@@ -1,0 +1,102 @@
+import MediaCore
+
+/// Which simulcast encoding one viewer gets, from its own estimate: the highest encoding whose
+/// rate its path carries, as an SFU picks a spatial layer for each subscriber. Pure: the caller
+/// passes the clock in, and asks the encoder for the keyframe a switch waits for.
+///
+/// Each encoding's frames refer only to that encoding's earlier frames, so a viewer can only
+/// change encoding on a keyframe of the new one:
+/// - Down-switches are decided at once: from then on the viewer needs a keyframe of the lower
+///   encoding (`takeKeyframeRequest()` says which, once), and keeps getting the encoding it decodes until it comes
+///   (its temporal layers shrink meanwhile, as `TemporalLayerSelection` decides).
+/// - Up-switches wait until the estimate has carried the higher encoding for `upSwitchDelayNs`,
+///   so that an estimate that grows while less is sent does not flap between encodings.
+///
+/// The viewer's own sender numbers what it is given, so the switch leaves no gap in its
+/// sequence numbers and PictureIDs, and the receiver sees a keyframe of another size.
+public struct SimulcastSelection: Sendable {
+    public var upSwitchDelayNs: Int64
+    /// The encoding the viewer should get: the highest its estimate carries, once held long
+    /// enough for an up-switch.
+    public private(set) var targetEncoding: Int
+    /// The encoding whose frames the viewer is sent; nil until its first keyframe.
+    public private(set) var forwardedEncoding: Int?
+    private var higherSinceNs: Int64?
+    private var higherEncoding = 0
+    /// The encoding a keyframe was last asked for, so that each switch asks once.
+    private var requestedKeyframe: Int?
+    /// The forwarded encoding's last frame while an up-switch waits (see `take`).
+    private var heldFrame: EncodedFrame?
+
+    /// A viewer starts on the highest of `encodingCount` encodings, as without simulcast, until
+    /// its first estimate.
+    public init(encodingCount: Int, upSwitchDelayNs: Int64 = 1_000_000_000) {
+        self.upSwitchDelayNs = upSwitchDelayNs
+        targetEncoding = max(1, encodingCount) - 1
+    }
+
+    /// The encoding a switch waits for a keyframe of; nil while the viewer gets its target.
+    public var awaitedKeyframe: Int? {
+        forwardedEncoding == targetEncoding ? nil : targetEncoding
+    }
+
+    /// The highest encoding whose rate (`encodingRatesKbps`, lowest first; 0 while paused) fits
+    /// `estimateKbps`; the lowest one sent when none does.
+    public static func carriedEncoding(estimateKbps: Int, encodingRatesKbps: [Int]) -> Int {
+        let sent = encodingRatesKbps.indices.filter { encodingRatesKbps[$0] > 0 }
+        return sent.last { encodingRatesKbps[$0] <= estimateKbps } ?? sent.first ?? 0
+    }
+
+    /// The encoding to ask the encoder for a keyframe of, once per switch; nil when none is due.
+    public mutating func takeKeyframeRequest() -> Int? {
+        guard let awaited = awaitedKeyframe, awaited != requestedKeyframe else { return nil }
+        requestedKeyframe = awaited
+        return awaited
+    }
+
+    /// The viewer's estimate or the encodings' rates changed.
+    public mutating func update(estimateKbps: Int, encodingRatesKbps: [Int], nowNs: Int64) {
+        let carried = Self.carriedEncoding(estimateKbps: estimateKbps, encodingRatesKbps: encodingRatesKbps)
+        if carried <= targetEncoding {
+            targetEncoding = carried
+            higherSinceNs = nil
+        } else {
+            higherSinceNs = higherSinceNs ?? nowNs
+            higherEncoding = carried
+        }
+        promote(nowNs: nowNs)
+    }
+
+    /// What to send the viewer for this frame, in order; called for every frame of every
+    /// encoding, in the order the encoder hands them on (a capture's encodings lowest first).
+    /// A frame of the forwarded encoding goes on; a keyframe of the target makes the target the
+    /// forwarded encoding.
+    ///
+    /// While an up-switch waits, the forwarded encoding's frame is held until the next frame
+    /// arrives: a keyframe of the higher target from the same capture replaces it, so the viewer
+    /// never gets two pictures of one capture time. A held frame is late by at most one capture.
+    public mutating func take(_ frame: EncodedFrame, nowNs: Int64) -> [EncodedFrame] {
+        promote(nowNs: nowNs)
+        let switches = frame.isKeyframe && frame.encodingIndex == targetEncoding
+        var frames: [EncodedFrame] = []
+        if let held = heldFrame {
+            heldFrame = nil
+            if !(switches && frame.timestampNs == held.timestampNs) { frames.append(held) }
+        }
+        if switches {
+            forwardedEncoding = targetEncoding
+            requestedKeyframe = nil
+            frames.append(frame)
+        } else if let forwarded = forwardedEncoding, frame.encodingIndex == forwarded {
+            if targetEncoding > forwarded { heldFrame = frame } else { frames.append(frame) }
+        }
+        return frames
+    }
+
+    /// Lets a pending up-switch through once the estimate has held long enough.
+    private mutating func promote(nowNs: Int64) {
+        guard let since = higherSinceNs, nowNs - since >= upSwitchDelayNs else { return }
+        targetEncoding = higherEncoding
+        higherSinceNs = nil
+    }
+}

@@ -1,0 +1,98 @@
+import MediaCore
+import Testing
+@testable import ViewerFanout
+
+@Suite struct SimulcastSelectionTests {
+    /// Three encodings at 150, 500 and 1500 kbit/s.
+    static let rates = [150, 500, 1500]
+
+    /// Capture `index`'s frames of every encoding, lowest first, as the encoder hands them on.
+    static func capture(_ index: Int, keyframeOf keyed: Set<Int> = []) -> [EncodedFrame] {
+        (0..<3).map { frame(index, key: keyed.contains($0), encoding: $0) }
+    }
+
+    /// The encodings of the frames `selection` forwards.
+    static func forwarded(_ frames: [EncodedFrame], by selection: inout SimulcastSelection, nowNs: Int64 = 0) -> [Int] {
+        frames.flatMap { selection.take($0, nowNs: nowNs).map(\.encodingIndex) }
+    }
+
+    @Test func theEstimatePicksTheHighestEncodingItsPathCarries() {
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 1500, encodingRatesKbps: Self.rates) == 2)
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 1499, encodingRatesKbps: Self.rates) == 1)
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 400, encodingRatesKbps: Self.rates) == 0)
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 40, encodingRatesKbps: Self.rates) == 0, "the lowest however low")
+        // A paused encoding (rate 0) is never picked, and the lowest sent one stands in.
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 9000, encodingRatesKbps: [150, 500, 0]) == 1)
+        #expect(SimulcastSelection.carriedEncoding(estimateKbps: 100, encodingRatesKbps: [0, 500, 1500]) == 1)
+    }
+
+    @Test func aViewerStartsOnTheTopEncodingFromItsKeyframe() {
+        var selection = SimulcastSelection(encodingCount: 3)
+        #expect(selection.takeKeyframeRequest() == 2)
+        #expect(selection.takeKeyframeRequest() == nil, "asked once")
+        #expect(Self.forwarded(Self.capture(0), by: &selection).isEmpty, "nothing before the top encoding's keyframe")
+        #expect(Self.forwarded(Self.capture(1, keyframeOf: [0]), by: &selection).isEmpty)
+        #expect(Self.forwarded(Self.capture(2, keyframeOf: [2]), by: &selection) == [2])
+        #expect(Self.forwarded(Self.capture(3), by: &selection) == [2])
+        #expect(selection.forwardedEncoding == 2 && selection.awaitedKeyframe == nil)
+    }
+
+    @Test func aDownSwitchIsDecidedAtOnceAndTakesEffectOnTheLowerEncodingsKeyframe() {
+        var selection = SimulcastSelection(encodingCount: 3)
+        _ = Self.forwarded(Self.capture(0, keyframeOf: [0, 1, 2]), by: &selection)
+        _ = selection.takeKeyframeRequest()
+        selection.update(estimateKbps: 300, encodingRatesKbps: Self.rates, nowNs: 100_000_000)
+        #expect(selection.targetEncoding == 0)
+        #expect(selection.takeKeyframeRequest() == 0)
+        // Until that keyframe the viewer keeps the encoding it can decode.
+        #expect(Self.forwarded(Self.capture(1), by: &selection) == [2])
+        #expect(Self.forwarded(Self.capture(2, keyframeOf: [0]), by: &selection) == [0])
+        #expect(Self.forwarded(Self.capture(3, keyframeOf: [2]), by: &selection) == [0], "a keyframe of another encoding changes nothing")
+        #expect(selection.forwardedEncoding == 0 && selection.takeKeyframeRequest() == nil)
+    }
+
+    @Test func anUpSwitchWaitsForTheEstimateToHold() {
+        var selection = SimulcastSelection(encodingCount: 3, upSwitchDelayNs: 1_000_000_000)
+        selection.update(estimateKbps: 200, encodingRatesKbps: Self.rates, nowNs: 0)
+        _ = Self.forwarded(Self.capture(0, keyframeOf: [0]), by: &selection)
+        #expect(selection.forwardedEncoding == 0)
+        _ = selection.takeKeyframeRequest()
+
+        selection.update(estimateKbps: 2000, encodingRatesKbps: Self.rates, nowNs: 2_000_000_000)
+        #expect(selection.targetEncoding == 0 && selection.takeKeyframeRequest() == nil)
+        // A dip below the top's rate in the meantime does not restart the wait: the estimate still
+        // carries more than the viewer gets.
+        selection.update(estimateKbps: 600, encodingRatesKbps: Self.rates, nowNs: 2_500_000_000)
+        #expect(Self.forwarded(Self.capture(1), by: &selection, nowNs: 2_999_999_999) == [0])
+        #expect(Self.forwarded(Self.capture(2), by: &selection, nowNs: 3_000_000_000) == [0])
+        #expect(selection.targetEncoding == 1, "the estimate carried now, once held a second")
+        #expect(selection.takeKeyframeRequest() == 1)
+        // The keyframe of encoding 1 replaces encoding 0's picture of the same capture.
+        let switching = Self.capture(3, keyframeOf: [1])
+        #expect(selection.take(switching[0], nowNs: 3_100_000_000).isEmpty, "held while the switch waits")
+        #expect(selection.take(switching[1], nowNs: 3_100_000_000).map(\.encodingIndex) == [1])
+        #expect(selection.take(switching[2], nowNs: 3_100_000_000).isEmpty)
+        #expect(Self.forwarded(Self.capture(4), by: &selection, nowNs: 3_133_000_000) == [1])
+    }
+
+    @Test func aHeldFrameGoesOnWhenTheNextCaptureBringsNoSwitch() {
+        var selection = SimulcastSelection(encodingCount: 3, upSwitchDelayNs: 0)
+        selection.update(estimateKbps: 200, encodingRatesKbps: Self.rates, nowNs: 0)
+        _ = Self.forwarded(Self.capture(0, keyframeOf: [0]), by: &selection)
+        selection.update(estimateKbps: 2000, encodingRatesKbps: Self.rates, nowNs: 0)
+        #expect(selection.targetEncoding == 2)
+        let first = Self.capture(1), second = Self.capture(2)
+        #expect(selection.take(first[0], nowNs: 0).isEmpty)
+        #expect(selection.take(first[1], nowNs: 0).map(\.timestampNs) == [first[0].timestampNs], "not the switch: the held frame goes")
+        #expect(selection.take(first[2], nowNs: 0).isEmpty)
+        #expect(selection.take(second[0], nowNs: 0).isEmpty)
+    }
+
+    @Test func aViewerOnAnEncodingThatIsPausedMovesToOneStillSent() {
+        var selection = SimulcastSelection(encodingCount: 3)
+        _ = Self.forwarded(Self.capture(0, keyframeOf: [2]), by: &selection)
+        _ = selection.takeKeyframeRequest()
+        selection.update(estimateKbps: 5000, encodingRatesKbps: [150, 500, 0], nowNs: 0)
+        #expect(selection.targetEncoding == 1 && selection.takeKeyframeRequest() == 1)
+    }
+}
