@@ -32,7 +32,7 @@ struct FramePacketizer {
         let parameters = configuration.encodings[encodingIndex].media
         stream = try RTPStream(
             parameters: parameters, payloadType: configuration.payloadType, extensions: configuration.extensions,
-            playoutDelay: configuration.tuning.playoutDelay)
+            playoutDelay: configuration.tuning.playoutDelay, mid: configuration.mid, rid: configuration.encodings[encodingIndex].rid)
         payloader = VP8Payloader(initialPictureID: parameters.initialPictureID, initialTL0PictureIndex: parameters.initialTL0PictureIndex)
         captureTimes = AbsoluteCaptureTimeSchedule(ntpClock: ntpClock)
         packetCapacity = configuration.tuning.mtu - protectionOverhead - configuration.retransmissionOverhead

@@ -7,10 +7,11 @@ import RTP
 ///
 /// The extensions stamped at send time (abs-send-time, transport-wide sequence number) are
 /// written as zeros; the header reports where their data sits so that the send loop can patch
-/// them as each packet leaves. The playout delay goes on every packet, abs-capture-time on the
-/// first packet of the frames that carry it, CVO on the last. Writing a header allocates nothing:
-/// the fixed elements are built once, a frame's capture time on the stack, and the header value
-/// is reused.
+/// them as each packet leaves. The playout delay, the MID and the RID go on every packet (the
+/// MID and RID as libwebrtc's `always_send_mid_and_rid` has it, not only until acknowledged),
+/// abs-capture-time on the first packet of the frames that carry it, CVO on the last. Writing a
+/// header allocates nothing: the fixed elements are built once, a frame's capture time on the
+/// stack, and the header value is reused.
 struct RTPStream {
     /// Where a written header put the values patched at send time, and how long it is.
     struct WrittenHeader {
@@ -39,12 +40,18 @@ struct RTPStream {
     private let absoluteSendTimeElement: RTPHeaderExtensionElement?
     private let transportSequenceNumberElement: RTPHeaderExtensionElement?
     private let playoutDelayElement: RTPHeaderExtensionElement?
+    private let midElement: RTPHeaderExtensionElement?
+    private let ridElement: RTPHeaderExtensionElement?
+    /// Where the RID element starts in every header, and the byte that relabels it as the
+    /// repaired RID on RTX (nil: no repaired-RID ID, the element is blanked instead).
+    private let ridRelabel: (offset: Int, repairedHeaderByte: UInt8?)?
     /// CVO elements indexed by rotation / 90°; empty when CVO is off.
     private let orientationElements: [RTPHeaderExtensionElement]
 
-    /// `playoutDelay` goes on every packet when `extensions` has its ID.
+    /// `playoutDelay`, `mid` and `rid` go on every packet when `extensions` has their IDs.
     init(
-        parameters: RTPSessionParameters, payloadType: UInt8, extensions: HeaderExtensionIDs, playoutDelay: PlayoutDelay? = nil
+        parameters: RTPSessionParameters, payloadType: UInt8, extensions: HeaderExtensionIDs, playoutDelay: PlayoutDelay? = nil,
+        mid: MediaIdentification? = nil, rid: RTPStreamID? = nil
     ) throws(SendSessionError) {
         let ids = extensions.all
         for id in ids where !RTPHeaderExtensionElement.validIDs.contains(id) { throw .invalidExtensionID(id) }
@@ -65,6 +72,12 @@ struct RTPStream {
                     try VideoOrientation(rotation: rotation).element(id: id)
                 }
             } ?? []
+            midElement = try mid.flatMap { mid throws(WireFormatError) in
+                try extensions.mid.map { id throws(WireFormatError) in try mid.element(id: id) }
+            }
+            ridElement = try rid.flatMap { rid throws(WireFormatError) in
+                try extensions.rtpStreamID.map { id throws(WireFormatError) in try rid.element(id: id) }
+            }
             captureTimeSample = try extensions.absoluteCaptureTime.map { id throws(WireFormatError) in
                 try AbsoluteCaptureTime(captureTimestamp: 0, estimatedCaptureClockOffset: 0).element(id: id)
             }
@@ -77,11 +90,16 @@ struct RTPStream {
         clock = RTPClock(offset: parameters.timestampOffset)
         nextSequenceNumber = parameters.initialSequenceNumber
         header = RTPHeader(payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: parameters.ssrc)
-        header.extensionElements.reserveCapacity(5)
-        if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
-        if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
-        if let playoutDelayElement { header.extensionElements.append(playoutDelayElement) }
+        header.extensionElements.reserveCapacity(7)
+        for element in [absoluteSendTimeElement, transportSequenceNumberElement, playoutDelayElement, midElement, ridElement] {
+            if let element { header.extensionElements.append(element) }
+        }
         let base = header
+        ridRelabel = ridElement.flatMap { element in
+            base.byteOffset(ofExtensionData: element.id).map { dataOffset in
+                (dataOffset - 1, extensions.repairedRTPStreamID.map { $0 << 4 | UInt8(element.count - 1) })
+            }
+        }
         let size = base.serializedSize
         func cost(_ extra: [RTPHeaderExtensionElement?]) -> Int {
             var sized = base
@@ -123,6 +141,8 @@ struct RTPStream {
         if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
         if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
         if let playoutDelayElement { header.extensionElements.append(playoutDelayElement) }
+        if let midElement { header.extensionElements.append(midElement) }
+        if let ridElement { header.extensionElements.append(ridElement) }
         if let captureTime, let id = extensions.absoluteCaptureTime {
             do throws(WireFormatError) {
                 header.extensionElements.append(try captureTime.element(id: id))
@@ -144,6 +164,21 @@ struct RTPStream {
             length: length, sequenceNumber: header.sequenceNumber,
             absoluteSendTimeOffset: extensions.absoluteSendTime.flatMap { header.byteOffset(ofExtensionData: $0) },
             transportSequenceNumberOffset: extensions.transportWideSequenceNumber.flatMap { header.byteOffset(ofExtensionData: $0) })
+    }
+
+    /// Turns a copy of one of this stream's packets, made into RTX (`RTXPacket`, which keeps the
+    /// header extension block where it was), into the repair stream's: the RID element becomes
+    /// the RepairedRtpStreamId with the same data (RFC 8852 §3.2), by rewriting its ID; without
+    /// an ID for that, it becomes padding (RFC 8285 §4.2), since the RID would name the RTX
+    /// stream as the media. The MID stays: both streams belong to the same m= section.
+    func relabelAsRepair(_ packet: UnsafeMutableRawBufferPointer) {
+        guard let (offset, repairedHeaderByte) = ridRelabel, let ridElement else { return }
+        if let repairedHeaderByte {
+            packet[offset] = repairedHeaderByte
+        } else {
+            UnsafeMutableRawBufferPointer(rebasing: packet[offset..<offset + ridElement.serializedSize])
+                .initializeMemory(as: UInt8.self, repeating: 0)
+        }
     }
 
     /// Whether a frame's last packet carries the orientation: on keyframes, when it changed, and

@@ -44,6 +44,8 @@ public final class SendSession {
 
     let store: PacketStore
     var encodings: [OutgoingEncoding]
+    /// Each encoder encoding index's place in `encodings`; nil for an encoding not sent.
+    private let encodingPositions: [Int?]
     var pacer: Pacer
     var congestion: CongestionController
     var hasTransportFeedback = false
@@ -111,6 +113,9 @@ public final class SendSession {
                 rtx: rtx, firstRTXSequenceNumber: .random(in: 0..<(1 << 15), using: &random),
                 keyframeRequestIntervalNs: tuning.keyframeRequestIntervalNs)
         }
+        var positions = [Int?](repeating: nil, count: (configuration.encodings.map(\.encodingIndex).max() ?? 0) + 1)
+        for (position, encoding) in configuration.encodings.enumerated() { positions[encoding.encodingIndex] = position }
+        encodingPositions = positions
         store = PacketStore(
             slotCapacity: tuning.mtu, maximumSlotCount: PacketHistory.maximumPackets * configuration.encodings.count + 4_096)
         pacer = Pacer(
@@ -134,13 +139,12 @@ public final class SendSession {
     // MARK: Inputs
 
     /// Packetizes a frame from the encoder into the store and queues its packets for the pacer.
-    /// `frame.encodingIndex` picks the encoding. A frame the store cannot hold (only a path
+    /// `frame.encodingIndex` picks the encoding; a frame of an encoding the session does not send
+    /// (one the peer declined) costs a look-up and nothing else. A frame the store cannot hold (only a path
     /// stalled for seconds fills it) is not sent: it is lost like one the network dropped, and
     /// the receiver's PLI will bring a keyframe.
     public func send(_ frame: EncodedFrame, nowNs: Int64) {
-        let index = frame.encodingIndex
-        guard encodings.indices.contains(index) else {
-            logger.info("frame for encoding \(index) not sent: the session has \(encodings.count)")
+        guard encodingPositions.indices.contains(frame.encodingIndex), let index = encodingPositions[frame.encodingIndex] else {
             return
         }
         let plan: FramePacketizer.FramePlan
@@ -339,10 +343,10 @@ public final class SendSession {
         return sizeBytes
     }
 
-    /// Asks the encoder for a keyframe of `encodingIndex` and says so.
+    /// Asks the encoder for a keyframe of the encoding at `encodingIndex` in `encodings` and says so.
     func forwardKeyframeRequest(encodingIndex: Int, source: KeyframeRequestSource) {
         statistics.keyframesOnRequest += 1
-        outputs.append(.encoder(.keyframe(encodingIndex: encodingIndex)))
+        outputs.append(.encoder(.keyframe(encodingIndex: configuration.encodings[encodingIndex].encodingIndex)))
         outputs.append(.sink(.keyframeRequested(source)))
     }
 
@@ -422,7 +426,8 @@ public final class SendSession {
 
     /// Writes the copy of `paced` that goes out now into the batch: the media packet itself (in
     /// RED, RFC 2198, on its first send when FEC is agreed, as its FEC packets are), or a copy
-    /// of it (the same bytes again, or RTX), with the send-time extensions stamped.
+    /// of it (the same bytes again, or RTX with the RID relabelled as repaired), with the send-time
+    /// extensions stamped.
     private func write(_ paced: PacedPacket, into batch: RTPPacketBatch, nowNs: Int64) {
         let slot = paced.handle
         store.takeQueuedCopy(slot)
@@ -448,6 +453,7 @@ public final class SendSession {
         }
         let index = batch.count - 1
         let packet = UnsafeMutableRawBufferPointer(rebasing: batch.slot(at: index)[0..<batch.length(at: index)])
+        if rtx != nil { encodings[entry.encodingIndex].packetizer.stream.relabelAsRepair(packet) }
         if let offset = entry.absoluteSendTimeOffset {
             AbsoluteSendTime(timeNs: nowNs).patch(packet, atByteOffset: offset)
         }

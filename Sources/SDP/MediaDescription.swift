@@ -42,6 +42,10 @@ public struct MediaDescription: Sendable, Hashable {
     public var crypto: [CryptoAttribute]
     public var sourceGroups: [SSRCGroup]
     public var sources: [SourceDescription]
+    /// `a=rid` (RFC 8851 section 4): the RTP streams the section names by RID.
+    public var rids: [RIDAttribute]
+    /// `a=simulcast` (RFC 8853 section 5.1).
+    public var simulcast: SimulcastAttribute?
     /// Nil when not written (then the session's, else `sendrecv`).
     public var direction: MediaDirection?
     public var otherAttributes: [Attribute]
@@ -78,6 +82,8 @@ public struct MediaDescription: Sendable, Hashable {
         crypto = []
         sourceGroups = []
         sources = []
+        rids = []
+        simulcast = nil
         direction = nil
         otherAttributes = []
         candidates = []

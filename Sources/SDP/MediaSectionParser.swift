@@ -49,6 +49,10 @@ struct MediaSectionParser {
         case "crypto": section.crypto.append(try CryptoAttribute(sdpValue: attribute.requiredValue()))
         case "ssrc-group": section.sourceGroups.append(try SSRCGroup(sdpValue: attribute.requiredValue()))
         case "ssrc": try readSource(attribute.requiredValue())
+        case "rid": section.rids.append(try RIDAttribute(sdpValue: attribute.requiredValue()))
+        case "simulcast":
+            try once("a=simulcast")
+            section.simulcast = try SimulcastAttribute(sdpValue: attribute.requiredValue())
         case "candidate": section.candidates.append(try Candidate(parsing: attribute.requiredValue()))
         case "end-of-candidates":
             try attribute.requireNoValue()

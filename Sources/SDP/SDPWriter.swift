@@ -3,8 +3,9 @@
 ///
 /// Media attributes: `a=mid`, ICE, DTLS, `a=msid`, per payload type `a=rtpmap`, `a=rtcp-fb`,
 /// `a=fmtp`, then `a=rtcp`, `a=rtcp-mux`, `a=rtcp-rsize`, `a=extmap`, `a=framerate`, `a=crypto`,
-/// `a=ssrc-group`, `a=ssrc`, the direction, other attributes, and candidates last. Plain-RTP
-/// readers (ffmpeg, GStreamer) accept any order; this one keeps the text camrtp wrote before.
+/// `a=ssrc-group`, `a=ssrc`, `a=rid`, `a=simulcast` (as Chrome writes them), the direction,
+/// other attributes, and candidates last. Plain-RTP readers (ffmpeg, GStreamer) accept any
+/// order; this one keeps the text camrtp wrote before.
 extension SessionDescription {
     /// The text with CRLF line endings (RFC 8866 section 5).
     public func serialized() -> String {
@@ -73,6 +74,8 @@ extension MediaDescription {
         lines += crypto.map { "a=crypto:\($0.sdpValue)" }
         lines += sourceGroups.map { "a=ssrc-group:\($0.sdpValue)" }
         lines += sources.flatMap(\.sdpValues).map { "a=ssrc:\($0)" }
+        lines += rids.map { "a=rid:\($0.sdpValue)" }
+        if let simulcast { lines.append("a=simulcast:\(simulcast.sdpValue)") }
         if let direction { lines.append("a=\(direction.rawValue)") }
         lines += otherAttributes.map(\.sdpLine)
         lines += candidates.map { "a=candidate:\($0.sdpValue)" }

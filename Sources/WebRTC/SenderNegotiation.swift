@@ -30,7 +30,8 @@ struct SenderNegotiation: Sendable {
     }
 
     /// The extensions we write, with the ids of our offers: the playout delay only when the
-    /// tuning asks for one.
+    /// tuning asks for one; with simulcast the MID and the RID, and the repaired RID with RTX,
+    /// which name the streams where no `a=ssrc` does (RFC 8853 section 5.2).
     var extensions: [HeaderExtensionMapping] {
         var mappings: [HeaderExtensionMapping] = []
         if configuration.absoluteSendTime {
@@ -48,6 +49,14 @@ struct SenderNegotiation: Sendable {
         if configuration.tuning.playoutDelay != nil {
             mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultPlayoutDelayID, uri: RTPHeaderExtensionURI.playoutDelay))
         }
+        if !configuration.simulcast.isEmpty {
+            mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultMIDID, uri: RTPHeaderExtensionURI.mid))
+            mappings.append(HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultRTPStreamIDID, uri: RTPHeaderExtensionURI.rtpStreamID))
+            if configuration.tuning.retransmission == .rtx {
+                mappings.append(
+                    HeaderExtensionMapping(id: RTPHeaderExtensionURI.defaultRepairedRTPStreamIDID, uri: RTPHeaderExtensionURI.repairedRTPStreamID))
+            }
+        }
         return mappings
     }
 
@@ -58,7 +67,8 @@ struct SenderNegotiation: Sendable {
             extensions: extensions, direction: .sendonly, payloadType: configuration.payloadType,
             rtxPayloadType: configuration.rtxPayloadType,
             fec: configuration.tuning.fec == .off
-                ? nil : FECFormats(red: configuration.fecPayloadTypes.red, ulpfec: configuration.fecPayloadTypes.ulpfec))
+                ? nil : FECFormats(red: configuration.fecPayloadTypes.red, ulpfec: configuration.fecPayloadTypes.ulpfec),
+            simulcast: configuration.simulcast)
     }
 
     /// The RTP sender for what was agreed: the peer's payload types and extension ids, RTX only
@@ -73,15 +83,39 @@ struct SenderNegotiation: Sendable {
         } else if tuning.retransmission == .rtx && negotiated.rtxPayloadType == nil {
             tuning.retransmission = .resend
         }
-        var media = RTPSessionParameters.random()
-        media.ssrc = ssrc
         return RTPSenderConfiguration(
             route: .transport(transport), srtpKey: outboundKey, feedbackSRTPKey: inboundKey,
             session: SendSessionConfiguration(
-                tuning: tuning, encodings: [EncodingStreams(media: media, rtxSSRC: tuning.retransmission == .rtx ? rtxSSRC : nil)],
+                tuning: tuning, encodings: encodingStreams(negotiated.sentEncodings, rtx: tuning.retransmission == .rtx),
                 payloadType: negotiated.payloadType, rtxPayloadType: tuning.retransmission == .rtx ? negotiated.rtxPayloadType : nil,
                 extensions: Self.extensionIDs(negotiated.extensions),
-                fec: tuning.fec == .off ? nil : negotiated.fec.map { FECPayloadTypes(red: $0.red, ulpfec: $0.ulpfec) }))
+                fec: tuning.fec == .off ? nil : negotiated.fec.map { FECPayloadTypes(red: $0.red, ulpfec: $0.ulpfec) },
+                mid: negotiated.mid.flatMap(MediaIdentification.init)))
+    }
+
+    /// One `EncodingStreams` per encoding sent, in the same order (lowest index first). Without
+    /// simulcast the one encoding takes the SSRCs of the offer's `a=ssrc` lines; with it, whose
+    /// streams no `a=ssrc` named, each takes random SSRCs (RFC 3550 section 8.1), all distinct.
+    func encodingStreams(_ sent: [SentEncoding], rtx: Bool) -> [EncodingStreams] {
+        guard !configuration.simulcast.isEmpty else {
+            var media = RTPSessionParameters.random()
+            media.ssrc = ssrc
+            return sent.map { EncodingStreams(encodingIndex: $0.encodingIndex, media: media, rtxSSRC: rtx ? rtxSSRC : nil) }
+        }
+        var used = Set<UInt32>()
+        func unusedSSRC() -> UInt32 {
+            while true {
+                let ssrc = UInt32.random(in: .min ... .max)
+                if used.insert(ssrc).inserted { return ssrc }
+            }
+        }
+        return sent.map { encoding in
+            var media = RTPSessionParameters.random()
+            media.ssrc = unusedSSRC()
+            return EncodingStreams(
+                encodingIndex: encoding.encodingIndex, media: media, rtxSSRC: rtx ? unusedSSRC() : nil,
+                rid: encoding.rid.flatMap(RTPStreamID.init))
+        }
     }
 
     /// The agreed ids of the extensions the sender writes; others are left out.
@@ -90,6 +124,8 @@ struct SenderNegotiation: Sendable {
         return HeaderExtensionIDs(
             absoluteSendTime: id(RTPHeaderExtensionURI.absoluteSendTime), videoOrientation: id(RTPHeaderExtensionURI.videoOrientation),
             transportWideSequenceNumber: id(RTPHeaderExtensionURI.transportWideSequenceNumber),
-            absoluteCaptureTime: id(RTPHeaderExtensionURI.absoluteCaptureTime), playoutDelay: id(RTPHeaderExtensionURI.playoutDelay))
+            absoluteCaptureTime: id(RTPHeaderExtensionURI.absoluteCaptureTime), playoutDelay: id(RTPHeaderExtensionURI.playoutDelay),
+            mid: id(RTPHeaderExtensionURI.mid), rtpStreamID: id(RTPHeaderExtensionURI.rtpStreamID),
+            repairedRTPStreamID: id(RTPHeaderExtensionURI.repairedRTPStreamID))
     }
 }

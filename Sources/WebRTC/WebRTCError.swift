@@ -20,6 +20,8 @@ public enum WebRTCError: Error, Sendable, CustomStringConvertible {
     case closed
     /// `acceptAnswer` on a sender that answered, or twice.
     case unexpectedAnswer(String)
+    /// The configuration's simulcast encodings cannot be offered.
+    case invalidSimulcast(String)
 
     public var description: String {
         switch self {
@@ -34,6 +36,7 @@ public enum WebRTCError: Error, Sendable, CustomStringConvertible {
         case .connection(let failure): "WebRTC connection: \(failure)"
         case .closed: "the WebRTC connection is closed"
         case .unexpectedAnswer(let why): "cannot accept an answer: \(why)"
+        case .invalidSimulcast(let why): "simulcast cannot be offered: \(why)"
         }
     }
 }

@@ -1,4 +1,6 @@
+import RTP
 import RTPSession
+import SDP
 
 /// Everything a `WebRTCVideoSender` is built from: the transport (ICE, DTLS, timeouts), how the
 /// sender behaves (`tuning`: MTU, CNAME, retransmission, congestion control, pacing) and what
@@ -23,12 +25,18 @@ public struct WebRTCSenderConfiguration: Sendable {
     public var payloadType: UInt8
     public var rtxPayloadType: UInt8
     public var fecPayloadTypes: FECPayloadTypes
+    /// The simulcast encodings an offer carries, in the order its `a=rid` and `a=simulcast:send`
+    /// lines list them (the order the receiver expects: Janus and mediasoup read it as they
+    /// choose); empty: one encoding, no simulcast. Each names the encoder's `encodingIndex` (0
+    /// the lowest resolution) and a RID of 1 to 16 letters, digits, - or _, which its packets
+    /// carry (RFC 8852). Answers ignore it.
+    public var simulcast: [SimulcastEncoding]
 
     public init(
         transport: WebRTCTransportOptions = WebRTCTransportOptions(), tuning: SenderTuning = SenderTuning(retransmission: .rtx, fec: .auto),
         ssrc: UInt32? = nil, streamID: String = "camrtp", transportCC: Bool = true, absoluteSendTime: Bool = true,
         absoluteCaptureTime: Bool = true, payloadType: UInt8 = 96, rtxPayloadType: UInt8 = 97,
-        fecPayloadTypes: FECPayloadTypes = FECPayloadTypes(red: 98, ulpfec: 99)
+        fecPayloadTypes: FECPayloadTypes = FECPayloadTypes(red: 98, ulpfec: 99), simulcast: [SimulcastEncoding] = []
     ) {
         self.transport = transport
         self.tuning = tuning
@@ -40,5 +48,22 @@ public struct WebRTCSenderConfiguration: Sendable {
         self.payloadType = payloadType
         self.rtxPayloadType = rtxPayloadType
         self.fecPayloadTypes = fecPayloadTypes
+        self.simulcast = simulcast
+    }
+
+    /// Checks the simulcast encodings: RIDs the RTP extension can carry, each RID and encoding
+    /// index once.
+    func validateSimulcast() throws(WebRTCError) {
+        for (position, encoding) in simulcast.enumerated() {
+            guard RTPStreamID(encoding.rid) != nil else {
+                throw .invalidSimulcast("rid \"\(encoding.rid)\" is not 1 to 16 letters, digits, - or _")
+            }
+            guard encoding.encodingIndex >= 0 else { throw .invalidSimulcast("encoding index \(encoding.encodingIndex) is negative") }
+            let others = simulcast[..<position]
+            if others.contains(where: { $0.rid == encoding.rid }) { throw .invalidSimulcast("rid \"\(encoding.rid)\" is given twice") }
+            if others.contains(where: { $0.encodingIndex == encoding.encodingIndex }) {
+                throw .invalidSimulcast("encoding index \(encoding.encodingIndex) is given two rids")
+            }
+        }
     }
 }

@@ -47,11 +47,13 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
     // MARK: Factories
 
     /// Gathers candidates and writes our offer (`localDescription`): sendonly VP8 with RTX,
-    /// `a=setup:actpass`, our ICE values and fingerprint. ICE is controlling. Call
-    /// `acceptAnswer` with the peer's answer next.
+    /// `a=setup:actpass`, our ICE values and fingerprint, and the configuration's simulcast
+    /// encodings. ICE is controlling. Call `acceptAnswer` with the peer's answer next; then
+    /// `negotiated.sentEncodings` says which encodings go.
     public static func offering(
         configuration: WebRTCSenderConfiguration, logger: Logger = Logger(label: "camrtp.webrtc")
     ) async throws -> WebRTCVideoSender {
+        try configuration.validateSimulcast()
         let core = SenderCore(negotiation: SenderNegotiation(configuration: configuration), logger: logger)
         let connection = try makeConnection(role: .controlling, configuration: configuration, core: core, logger: logger)
         do {

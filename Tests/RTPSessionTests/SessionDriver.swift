@@ -31,9 +31,11 @@ final class SessionDriver {
     static let redPayloadType: UInt8 = 100
     static let ulpfecPayloadType: UInt8 = 101
 
+    /// `encodingIndexes` are the encoder's indexes the streams carry (0, 1, … unless given),
+    /// `rids` their RIDs and `mid` the section's MID.
     init(
-        encodings: Int = 1, retransmission: Retransmission = .rtx, fec: FECMode? = nil,
-        extensions: HeaderExtensionIDs = SessionDriver.defaultExtensions,
+        encodings: Int = 1, encodingIndexes: [Int]? = nil, retransmission: Retransmission = .rtx, fec: FECMode? = nil,
+        extensions: HeaderExtensionIDs = SessionDriver.defaultExtensions, rids: [String] = [], mid: String? = nil,
         tuning: (inout SenderTuning) -> Void = { _ in }
     ) throws {
         var senderTuning = SenderTuning(
@@ -46,12 +48,15 @@ final class SessionDriver {
             let media = RTPSessionParameters(
                 ssrc: Self.ssrc(ofEncoding: index), initialSequenceNumber: UInt16(100 * (index + 1)), timestampOffset: 0,
                 initialPictureID: 0)
-            return EncodingStreams(media: media, rtxSSRC: Self.rtxSSRC(ofEncoding: index))
+            return EncodingStreams(
+                encodingIndex: encodingIndexes?[index] ?? index, media: media, rtxSSRC: Self.rtxSSRC(ofEncoding: index),
+                rid: rids.indices.contains(index) ? RTPStreamID(rids[index]) : nil)
         }
         session = try SendSession(
             configuration: SendSessionConfiguration(
                 tuning: senderTuning, encodings: streams, payloadType: 96, rtxPayloadType: 97, extensions: extensions,
-                fec: fec.map { _ in FECPayloadTypes(red: Self.redPayloadType, ulpfec: Self.ulpfecPayloadType) }),
+                fec: fec.map { _ in FECPayloadTypes(red: Self.redPayloadType, ulpfec: Self.ulpfecPayloadType) },
+                mid: mid.flatMap(MediaIdentification.init)),
             ntpClock: Self.ntpClock, randomSeed: 42)
     }
 

@@ -1,6 +1,7 @@
 // RTP packets as a receiver reads them: the fixed header with CSRCs and one-byte extensions,
-// padding, the VP8 payload descriptor and payload header, and RTX packets read back to their
-// originals.
+// padding, each extension element read as the SDES items simulcast receivers route by (MID,
+// RtpStreamId, RepairedRtpStreamId), the VP8 payload descriptor and payload header, and RTX
+// packets read back to their originals.
 //
 // Input: packets in `FuzzRecords` form (a 16-bit length before each).
 
@@ -12,6 +13,11 @@ fuzz { input in
         if let (header, size) = try? RTPHeader.parse(prefixOf: packet) {
             fuzzCheck(size <= packet.count, "RTP header of \(size) bytes in a \(packet.count)-byte packet")
             checkRoundTrip(header)
+            for element in header.extensionElements {
+                if let mid = try? MediaIdentification(element: element) { checkRoundTrip(mid) }
+                if let rid = try? RTPStreamID(element: element) { checkRoundTrip(rid) }
+                if let repaired = try? RepairedRTPStreamID(element: element) { checkRoundTrip(repaired) }
+            }
         }
         if let parsed = try? RTPPacket(parsing: packet) {
             checkRoundTrip(parsed)

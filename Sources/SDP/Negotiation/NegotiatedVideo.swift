@@ -21,11 +21,15 @@ public struct NegotiatedVideo: Sendable, Hashable {
     /// The peer's `a=ssrc` and `a=ssrc-group` lines, for the streams it sends.
     public var remoteSources: [SourceDescription]
     public var remoteSourceGroups: [SSRCGroup]
+    /// The encodings to send, lowest `encodingIndex` first: with simulcast those the answer
+    /// kept, each with its RID; else one (`SimulcastNegotiation.sentEncodings`).
+    public var sentEncodings: [SentEncoding]
 
     public init(
         mediaIndex: Int, mid: String?, payloadType: UInt8, rtxPayloadType: UInt8?, fec: FECFormats? = nil, feedback: [RTCPFeedback],
         extensions: [HeaderExtensionMapping], direction: MediaDirection, rtcpReducedSize: Bool, localDTLSRole: DTLSRole,
-        remote: RemoteTransportParameters, remoteSources: [SourceDescription] = [], remoteSourceGroups: [SSRCGroup] = []
+        remote: RemoteTransportParameters, remoteSources: [SourceDescription] = [], remoteSourceGroups: [SSRCGroup] = [],
+        sentEncodings: [SentEncoding] = [SentEncoding(encodingIndex: 0)]
     ) {
         self.mediaIndex = mediaIndex
         self.mid = mid
@@ -40,6 +44,7 @@ public struct NegotiatedVideo: Sendable, Hashable {
         self.remote = remote
         self.remoteSources = remoteSources
         self.remoteSourceGroups = remoteSourceGroups
+        self.sentEncodings = sentEncodings
     }
 }
 

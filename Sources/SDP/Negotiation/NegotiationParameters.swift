@@ -21,11 +21,16 @@ public struct LocalVideoSender: Sendable, Hashable {
     public var mid: String
     /// Whether we accept reduced-size RTCP (RFC 5506); answered only when the offer has it too.
     public var acceptsReducedSizeRTCP: Bool
+    /// The simulcast encodings our offers carry, in the order of their `a=rid` lines and
+    /// `a=simulcast:send` (empty: no simulcast). With them the offer names the streams by RID
+    /// and has no `a=ssrc`, as Chrome's; answers ignore them.
+    public var simulcast: [SimulcastEncoding]
 
     public init(
         ssrc: UInt32, rtxSSRC: UInt32? = nil, cname: String, streamID: MediaStreamID? = nil, feedback: [RTCPFeedback],
         extensions: [HeaderExtensionMapping], direction: MediaDirection = .sendonly, payloadType: UInt8 = 96,
-        rtxPayloadType: UInt8 = 97, fec: FECFormats? = nil, mid: String = "0", acceptsReducedSizeRTCP: Bool = true
+        rtxPayloadType: UInt8 = 97, fec: FECFormats? = nil, mid: String = "0", acceptsReducedSizeRTCP: Bool = true,
+        simulcast: [SimulcastEncoding] = []
     ) {
         self.ssrc = ssrc
         self.rtxSSRC = rtxSSRC
@@ -39,6 +44,7 @@ public struct LocalVideoSender: Sendable, Hashable {
         self.fec = fec
         self.mid = mid
         self.acceptsReducedSizeRTCP = acceptsReducedSizeRTCP
+        self.simulcast = simulcast
     }
 
     /// The one codec we encode.

@@ -27,6 +27,12 @@ public enum SDPNegotiationError: Error, Sendable, Hashable, CustomStringConverti
     case unofferedPayloadType(UInt8)
     /// RFC 8829 section 5.3.1: the answer uses the offer's extension ids.
     case unofferedExtension(id: UInt8, uri: String)
+    /// The answer's `a=rid` or `a=simulcast` names a RID our offer did not (RFC 8853 section 5.3).
+    case unofferedRID(String)
+    /// The answer's `a=rid` for a stream we send must say `recv` (RFC 8851 section 4).
+    case invalidRIDDirection(rid: String, found: RIDDirection)
+    /// The answer's `a=simulcast` receives no stream, or pauses every one.
+    case noSimulcastStreamToSend
 
     public var description: String {
         switch self {
@@ -51,6 +57,10 @@ public enum SDPNegotiationError: Error, Sendable, Hashable, CustomStringConverti
         case .protocolMismatch(let offered, let answered): "the offer's video uses \(offered) and the answer's \(answered)"
         case .unofferedPayloadType(let payloadType): "the answer uses payload type \(payloadType), which the offer did not list"
         case .unofferedExtension(let id, let uri): "the answer maps extension id \(id) to \(uri), which the offer did not"
+        case .unofferedRID(let rid): "the answer names rid \(quoted(rid)), which the offer did not: simulcast streams are the offer's a=rid lines"
+        case .invalidRIDDirection(let rid, let found):
+            "the answer has a=rid:\(quoted(rid)) \(found.rawValue); a stream we send is recv in the answer"
+        case .noSimulcastStreamToSend: "the answer's a=simulcast:recv leaves no stream unpaused: nothing would be sent"
         }
     }
 }

@@ -15,13 +15,20 @@ public struct VideoNegotiator: Sendable {
 
     /// Our offer: one `UDP/TLS/RTP/SAVPF` video section, bundled, `a=setup:actpass`, VP8 with
     /// our feedback, RTX when we have an RTX SSRC, RED and ULPFEC when we have FEC, our
-    /// extensions, and receiver reference time reports (we answer them).
+    /// extensions, and receiver reference time reports (we answer them). With simulcast, the
+    /// encodings' `a=rid` and `a=simulcast:send` lines instead of `a=ssrc`: the streams are named
+    /// by the RID their packets carry (RFC 8853 section 5.2), as Chrome's offers do.
     public func makeOffer() -> SessionDescription {
-        let section = videoSection(
+        var section = videoSection(
             transportProtocol: .udpTLSRTPSAVPF, mid: sender.mid, payloadType: sender.payloadType,
             rtxPayloadType: sender.rtxSSRC == nil ? nil : sender.rtxPayloadType, fec: sender.fec, feedback: sender.feedback,
             extensions: sender.extensions, direction: sender.direction, setup: .actpass,
             reducedSizeRTCP: sender.acceptsReducedSizeRTCP, receiverReferenceTimeReports: true)
+        if !sender.simulcast.isEmpty {
+            section.sources = []
+            section.sourceGroups = []
+            SimulcastNegotiation.offer(sender.simulcast, into: &section)
+        }
         var offer = SessionDescription(origin: origin, media: [section])
         offer.groups = [.bundle([sender.mid])]
         offer.iceLite = transport.iceLite
@@ -93,7 +100,8 @@ public struct VideoNegotiator: Sendable {
         return (index, section, video)
     }
 
-    /// Checks a remote answer against the offer we made and returns what was agreed.
+    /// Checks a remote answer against the offer we made and returns what was agreed, with the
+    /// simulcast encodings it leaves (`SimulcastNegotiation.sentEncodings`).
     public func acceptAnswer(_ answer: SessionDescription, to offer: SessionDescription) throws(SDPNegotiationError) -> NegotiatedVideo {
         guard answer.media.count == offer.media.count else {
             throw .mediaSectionCountMismatch(offered: offer.media.count, answered: answer.media.count)
@@ -142,10 +150,12 @@ public struct VideoNegotiator: Sendable {
         guard offeredDirection.permits(answer: answeredDirection), direction != .inactive || offeredDirection == .inactive else {
             throw .invalidAnswerDirection(offered: offeredDirection, answered: answeredDirection)
         }
+        let sentEncodings = try SimulcastNegotiation.sentEncodings(offered: sender.simulcast, answered: answered)
         return NegotiatedVideo(
             mediaIndex: index, mid: answered.mid, payloadType: vp8.payloadType, rtxPayloadType: rtx, fec: fec, feedback: feedback,
             extensions: extensions, direction: direction, rtcpReducedSize: offered.rtcpReducedSize && answered.rtcpReducedSize,
-            localDTLSRole: localRole, remote: remote, remoteSources: answered.sources, remoteSourceGroups: answered.sourceGroups)
+            localDTLSRole: localRole, remote: remote, remoteSources: answered.sources, remoteSourceGroups: answered.sourceGroups,
+            sentEncodings: sentEncodings)
     }
 
     /// Our video section, for an offer or an answer.
