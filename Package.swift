@@ -59,7 +59,7 @@ let package = Package(
         .target(name: "FakeV4L2", dependencies: ["Capture", "MediaCore", "FrameProcessing", "CV4L2", logging, systemPackage], exclude: ["Fixtures"]),
         .target(name: "ImageEncoding", dependencies: ["MediaCore", "FrameProcessing", "CTurboJPEG", "CPNG"]),
         .target(name: "Adaptation", dependencies: ["MediaCore", "FrameProcessing", "ImageEncoding"]),
-        .target(name: "VP8", dependencies: ["MediaCore", "CVPX", logging]),
+        .target(name: "VP8", dependencies: ["MediaCore", "FrameProcessing", "CVPX", logging]),
         .target(name: "RTP", dependencies: ["MediaCore"]),
         .target(name: "RTCP", dependencies: ["RTP", "MediaCore"]),
         .target(name: "Transport", dependencies: ["MediaCore", "RTP", "CSRTP", "CLinux", logging, systemPackage]),
