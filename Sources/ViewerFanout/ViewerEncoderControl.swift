@@ -16,6 +16,11 @@ final class ViewerEncoderControl: EncoderControl {
         owner?.viewerRequestedKeyframe(id)
     }
 
+    /// A viewer is sent one encoding, so its request is for the stream it has.
+    func requestKeyframe(encodingIndex: Int) {
+        requestKeyframe()
+    }
+
     func setTargetBitrate(kbps: Int) {
         owner?.viewerEstimate(id, kbps: kbps)
     }

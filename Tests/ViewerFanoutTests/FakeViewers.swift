@@ -92,6 +92,7 @@ final class RecordingEncoderControl: EncoderControl, @unchecked Sendable {
         }
     }
 
+    func requestKeyframe(encodingIndex: Int) { requestKeyframe() }
     func setTargetBitrate(kbps: Int) { condition.withLock { targets.append(kbps) } }
     func setNetworkCongested(_ congested: Bool) { condition.withLock { congestion.append(congested) } }
 
