@@ -141,8 +141,7 @@ public final class VP8Encoder: @unchecked Sendable {
         let result = vpx_codec_enc_init_ver(&context, vpx_codec_vp8_cx(), &config, 0, CAMRTP_VPX_ENCODER_ABI_VERSION)
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_init", result, context: &context) }
         isOpen = true
-        try settings.applyControls(
-            to: &context, cpuUsed: settings.cpuUsed, noiseSensitivity: settings.noiseSensitivity, frameRate: format.frameRate)
+        try settings.applyControls(to: &context, frameRate: format.frameRate)
         image = vpxImageHeader(width: format.width, height: format.height)
         nextPts = 0
         lastKeyframeNs = nil

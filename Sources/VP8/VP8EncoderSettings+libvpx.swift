@@ -41,9 +41,7 @@ extension VP8EncoderSettings {
 
     /// The per-context controls, after `vpx_codec_enc_init`: speed, static threshold, denoiser,
     /// one token partition, and the keyframe cap for `frameRate`.
-    func applyControls(
-        to context: UnsafeMutablePointer<vpx_codec_ctx_t>, cpuUsed: Int, noiseSensitivity: Int, frameRate: Double
-    ) throws(VPXError) {
+    func applyControls(to context: UnsafeMutablePointer<vpx_codec_ctx_t>, frameRate: Double) throws(VPXError) {
         // The typed helpers take the control id again, after the context.
         try vpxCheck("VP8E_SET_CPUUSED", context, vpx_codec_control_VP8E_SET_CPUUSED(
             context, vpxControlID(VP8E_SET_CPUUSED), Int32(cpuUsed)))

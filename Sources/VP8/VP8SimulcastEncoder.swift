@@ -9,10 +9,8 @@ import Synchronization
 /// libwebrtc's `LibvpxVp8Encoder` drives it: one picture in, two or three encodings out (full,
 /// half and quarter size, scaled by libyuv's box filter, each from the next larger), coded in one
 /// call so that each larger encoding reuses the motion search of the one below. Each encoding
-/// has the stream settings of `VP8EncoderSettings`, its own temporal layers and its share of the
-/// total bitrate from `SimulcastRateAllocator`; as in libwebrtc, encodings below the top code
-/// with one thread, the denoiser runs on the two largest only, and a picture under 352x288 codes
-/// at cpu-used −4 at the fastest.
+/// has the stream settings of `VP8EncoderSettings` as `encodingSettings` adjusts them, its own
+/// temporal layers and its share of the total bitrate from `SimulcastRateAllocator`.
 ///
 /// libvpx orders its contexts highest resolution first; `encodingIndex` counts lowest first
 /// (0 is the smallest), as RTP simulcast does.
@@ -237,21 +235,40 @@ public final class VP8SimulcastEncoder: @unchecked Sendable {
         logger.debug("VP8 simulcast \(totalKbps) kbit/s shared as \(encodingKbps) kbit/s, lowest first")
     }
 
+    /// The settings libwebrtc's `LibvpxVp8Encoder::InitEncode` gives encoding `index` (lowest
+    /// first) of `layout` at `bitrateKbps`: below the top one thread; the denoiser on the two
+    /// largest only (`InitAndSetControlSettings`); under 352x288, cpu-used −4 at the fastest
+    /// (`GetCpuSpeed`).
+    public static func encodingSettings(
+        _ settings: VP8EncoderSettings, index: Int, of layout: SimulcastLayout, bitrateKbps: Int
+    ) -> VP8EncoderSettings {
+        let count = layout.encodings.count
+        let encoding = layout.encodings[index]
+        var own = settings
+        own.bitrateKbps = bitrateKbps
+        own.threads = index == count - 1 ? settings.threads ?? VP8EncoderSettings.defaultThreads(
+            width: encoding.width, height: encoding.height, cores: ProcessInfo.processInfo.activeProcessorCount) : 1
+        let isDenoised = index == count - 1 || (count > 2 && index == count - 2)
+        if !isDenoised { own.noiseSensitivity = 0 }
+        if encoding.width * encoding.height < 352 * 288 { own.cpuUsed = max(settings.cpuUsed, -4) }
+        return own
+    }
+
     private func open() throws(VPXError) {
         let allocation = allocator.allocate(totalBps: settings.bitrateKbps * 1000)
-        let top = layout.encodings[count - 1]
-        let topThreads = settings.threads ?? VP8EncoderSettings.defaultThreads(
-            width: top.width, height: top.height, cores: ProcessInfo.processInfo.activeProcessorCount)
         scaled = []
+        var encodingSettings: [VP8EncoderSettings] = []
         for level in 0..<count {
             let index = count - 1 - level
             let encoding = layout.encodings[index]
             let layers = encoding.temporalLayers > 1 ? VP8TemporalLayers(layerCount: encoding.temporalLayers) : nil
             temporalLayers[index] = layers
             encodingKbps[index] = allocation[index] / 1000
-            configs[level] = try settings.libvpxConfiguration(
+            let own = Self.encodingSettings(settings, index: index, of: layout, bitrateKbps: encodingKbps[index])
+            encodingSettings.append(own)
+            configs[level] = try own.libvpxConfiguration(
                 width: encoding.width, height: encoding.height, bitrateKbps: encodingKbps[index],
-                threads: level == 0 ? topThreads : 1, temporalLayers: layers)
+                threads: own.threads ?? 1, temporalLayers: layers)
             // Each context's picture is the one above it halved (the last one's factor is unused).
             downsampling[level] = level < count - 1 ? vpx_rational(num: 2, den: 1) : vpx_rational(num: 1, den: 1)
             images[level] = vpxImageHeader(width: encoding.width, height: encoding.height)
@@ -267,12 +284,7 @@ public final class VP8SimulcastEncoder: @unchecked Sendable {
         guard result == VPX_CODEC_OK else { throw VPXError("vpx_codec_enc_init_multi", result, context: contexts) }
         isOpen = true
         for level in 0..<count {
-            let encoding = layout.encodings[count - 1 - level]
-            let isSmall = encoding.width * encoding.height < 352 * 288
-            try settings.applyControls(
-                to: contexts + level, cpuUsed: isSmall ? max(settings.cpuUsed, -4) : settings.cpuUsed,
-                noiseSensitivity: level < 2 && (level == 0 || count > 2) ? settings.noiseSensitivity : 0,
-                frameRate: format.frameRate)
+            try encodingSettings[level].applyControls(to: contexts + level, frameRate: format.frameRate)
         }
         nextPts = 0
         logger.debug("VP8 simulcast open: \(layout.encodings.map { "\($0.width)x\($0.height)" }) at \(encodingKbps) kbit/s")

@@ -137,6 +137,21 @@ import VP8
         #expect(psnrs.allSatisfy { $0.min()! > 30 }, "\(psnrs)")
     }
 
+    /// libwebrtc's choices per encoding: one thread below the top, the denoiser on the two
+    /// largest only, cpu-used −4 at the fastest under 352x288.
+    @Test func eachEncodingGetsLibwebrtcsSpeedThreadsAndDenoiser() throws {
+        var base = Self.settings(kbps: 2500)
+        base.threads = 2
+        let three = try SimulcastLayout(width: 1280, height: 720, count: 3, temporalLayers: 3)
+        let settings = (0..<3).map { VP8SimulcastEncoder.encodingSettings(base, index: $0, of: three, bitrateKbps: 100 * ($0 + 1)) }
+        #expect(settings.map(\.threads) == [1, 1, 2])
+        #expect(settings.map(\.noiseSensitivity) == [0, 4, 4])
+        #expect(settings.map(\.cpuUsed) == [-4, -6, -6])
+        #expect(settings.map(\.bitrateKbps) == [100, 200, 300])
+        let two = try SimulcastLayout(width: 640, height: 360, count: 2, temporalLayers: 3)
+        #expect((0..<2).map { VP8SimulcastEncoder.encodingSettings(base, index: $0, of: two, bitrateKbps: 100).noiseSensitivity } == [0, 4])
+    }
+
     @Test func oneEncodingIsRefused() {
         #expect(throws: VPXError.self) {
             try VP8SimulcastEncoder(settings: Self.settings(kbps: 500), format: VP8PictureFormat(width: 640, height: 360), encodings: 1)
