@@ -147,6 +147,11 @@ let package = Package(
         .executableTarget(
             name: "EmbedSender", dependencies: ["CameraRTP", "Adaptation", "MediaCore", "PlainRTP", "RTPSender", "Transport", "VP8"],
             path: "Examples/EmbedSender"),
+        // VP8 simulcast's CPU time and quality against one encoding and three separate ones
+        // (Benchmarks/README.md); not a test.
+        .executableTarget(
+            name: "simulcast-bench", dependencies: ["VP8", "Capture", "FrameProcessing", "MediaCore", "TestSupport"],
+            path: "Benchmarks/SimulcastBench"),
 
         .target(
             name: "TestSupport",
