@@ -152,6 +152,32 @@ import VP8
         #expect((0..<2).map { VP8SimulcastEncoder.encodingSettings(base, index: $0, of: two, bitrateKbps: 100).noiseSensitivity } == [0, 4])
     }
 
+    /// A picture of another size (a camera switch) re-initialises every encoding at its new
+    /// size, starting with keyframes; a size that cannot be split is an error, not a trap.
+    @Test func aNewSizeReinitialisesEveryEncoding() throws {
+        let encoder = try VP8SimulcastEncoder(
+            settings: Self.settings(kbps: 1000), format: VP8PictureFormat(width: 640, height: 360), encodings: 2)
+        let small = try Self.encodePattern(encoder: encoder, width: 640, height: 360, count: 3)
+        let large = try Self.encodePattern(encoder: encoder, width: 960, height: 540, count: 3)
+        #expect(small.allSatisfy { $0.frames.map(\.width) == [320, 640] })
+        #expect(large.allSatisfy { $0.frames.map(\.width) == [480, 960] })
+        #expect(large.map { $0.frames.map(\.isKeyframe) } == [[true, true], [false, false], [false, false]])
+        #expect(encoder.layout.encodings.map(\.height) == [270, 540])
+        #expect(throws: VPXError.self) { try Self.encodePattern(encoder: encoder, width: 320, height: 180, count: 1) }
+    }
+
+    /// A keyframe interval (for plain receivers) holds in every encoding.
+    @Test func aKeyframeIntervalHoldsInEveryEncoding() throws {
+        var settings = Self.settings(kbps: 1000)
+        settings.keyframes = .every(seconds: 0.5)
+        let encoder = try VP8SimulcastEncoder(settings: settings, format: VP8PictureFormat(width: 640, height: 360), encodings: 2)
+        let outputs = try Self.encodePattern(encoder: encoder, width: 640, height: 360, count: 31)
+        for encodingIndex in 0..<2 {
+            let keyframes = outputs.filter { $0.frames.contains { $0.encodingIndex == encodingIndex && $0.isKeyframe } }.map(\.index)
+            #expect(keyframes == [0, 15, 30], "encoding \(encodingIndex)")
+        }
+    }
+
     @Test func oneEncodingIsRefused() {
         #expect(throws: VPXError.self) {
             try VP8SimulcastEncoder(settings: Self.settings(kbps: 500), format: VP8PictureFormat(width: 640, height: 360), encodings: 1)
