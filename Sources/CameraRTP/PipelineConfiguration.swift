@@ -12,7 +12,11 @@ public struct PipelineConfiguration: Sendable {
     /// Rotate the pixels (for receivers that ignore CVO), mirror, align camera timestamps.
     public var adaptation: VideoSourceOptions
     /// How the encoder codes; the size and rate it is opened for come from `outputFormat(for:)`.
+    /// With simulcast its bitrate is the total and its temporal layers each encoding's.
     public var encoder: VP8EncoderSettings
+    /// How many VP8 encodings of each picture (`VP8SimulcastEncoder`: full, half and quarter
+    /// size), 1...3; 1 is one stream. The sink gets each picture's frames lowest encoding first.
+    public var simulcast: Int = 1
     /// `.fast` encodes every frame as fast as possible (files, benchmarks): nothing is dropped
     /// as late or too old. `.realtime` drops instead of queueing.
     public var pace: CapturePace

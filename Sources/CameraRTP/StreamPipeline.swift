@@ -32,7 +32,7 @@ public final class StreamPipeline: Sendable {
     public let videoSource: VideoSource
 
     private let sink: any EncodedFrameSink
-    private let encoder: VP8Encoder
+    private let encoder: PipelineEncoder
     private let encoderControl: PipelineEncoderControl
     private let mailbox: FrameMailbox
     private let intake: FrameIntake
@@ -52,7 +52,7 @@ public final class StreamPipeline: Sendable {
         self.sink = sink
         self.logger = logger
         self.eventHandler = eventHandler
-        encoder = try VP8Encoder(settings: configuration.encoder, format: configuration.outputFormat(for: source), logger: logger)
+        encoder = try PipelineEncoder(configuration: configuration, format: configuration.outputFormat(for: source), logger: logger)
         encoderControl = PipelineEncoderControl(encoder: encoder)
         stats = PipelineStats(
             measuresLatency: configuration.pace == .realtime, metricsDimensions: configuration.metricsDimensions)
@@ -76,13 +76,14 @@ public final class StreamPipeline: Sendable {
         })
     }
 
-    /// Asks the encoder for a keyframe on the next frame, as a receiver's PLI or FIR does.
+    /// Asks the encoder for a keyframe on the next frame, in every encoding.
     public func requestKeyframe() {
         encoder.requestKeyframe()
     }
 
-    /// Changes the target bitrate without restarting. A sender with congestion control sets it
-    /// too, so a value given here holds until the network estimate next changes.
+    /// Changes the target bitrate without restarting; with simulcast it is the total, shared
+    /// among the encodings. A sender with congestion control sets it too, so a value given here
+    /// holds until the network estimate next changes.
     public func setBitrate(kbps: Int) {
         encoder.setBitrate(kbps: kbps)
     }
@@ -208,16 +209,24 @@ public final class StreamPipeline: Sendable {
                 continue
             }
             do {
-                let encoded = try encoder.encode(frame)
-                let encodeNs = MonotonicClock.nowNs() - startNs
-                guard let encoded else {
-                    stats.encodeTimeOfDroppedFrame(encodeNs)
+                // A picture counts once, before the sink sees it, however many encodings it
+                // makes (a keyframe if any of them is one); each goes to the sink, lowest first.
+                var counted = false
+                var keyframeTimestampNs: Int64?
+                let count = try encoder.encode(frame) { encoded, pictureHasKeyframe in
+                    if !counted {
+                        counted = true
+                        stats.frameEncoded(isKeyframe: pictureHasKeyframe, encodeTimeNs: MonotonicClock.nowNs() - startNs)
+                    }
+                    if pictureHasKeyframe { keyframeTimestampNs = encoded.timestampNs }
+                    try sink.consume(encoded)
+                }
+                guard count > 0 else {
+                    stats.encodeTimeOfDroppedFrame(MonotonicClock.nowNs() - startNs)
                     drop(.encoderDrop)
                     continue
                 }
-                stats.frameEncoded(isKeyframe: encoded.isKeyframe, encodeTimeNs: encodeNs)
-                try sink.consume(encoded)
-                if encoded.isKeyframe { emit(.keyframeSent(timestampNs: encoded.timestampNs)) }
+                if let keyframeTimestampNs { emit(.keyframeSent(timestampNs: keyframeTimestampNs)) }
             } catch {
                 fail(error)
             }
@@ -411,10 +420,10 @@ final class ControlState: @unchecked Sendable {
 /// The encoder as the sink steers it: keyframes and the target go to libvpx, congestion to the
 /// encoder loop, which drops frames while it lasts.
 final class PipelineEncoderControl: EncoderControl {
-    private let encoder: VP8Encoder
+    private let encoder: PipelineEncoder
     private let congested = Atomic<Bool>(false)
 
-    init(encoder: VP8Encoder) {
+    init(encoder: PipelineEncoder) {
         self.encoder = encoder
     }
 
@@ -422,6 +431,10 @@ final class PipelineEncoderControl: EncoderControl {
 
     func requestKeyframe() {
         encoder.requestKeyframe()
+    }
+
+    func requestKeyframe(encodingIndex: Int) {
+        encoder.requestKeyframe(encodingIndex: encodingIndex)
     }
 
     func setTargetBitrate(kbps: Int) {

@@ -2,29 +2,77 @@ import ArgumentParser
 import CameraRTP
 import VP8
 
-/// Scalability: temporal layers, for `send`, `publish` and `serve`.
+/// Scalability: temporal layers, for `send`, `publish` and `serve`, and simulcast, for `publish`.
 package struct LayerOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp(
-        "VP8 temporal layers, 1...3: with 2 or 3, frames carry their layer (RFC 7741 TID) and a viewer of serve or an SFU may take the lower layers alone at 1/2 or 1/4 of the frame rate.",
+        "VP8 temporal layers, 1...3: with 2 or 3, frames carry their layer (RFC 7741 TID) and a viewer of serve or an SFU may take the lower layers alone at 1/2 or 1/4 of the frame rate (default 1; 3 with --simulcast).",
         discussion: "Receivers that know nothing of layers decode every frame; the layers cost a little compression.",
         valueName: "n"))
-    package var temporalLayers: Int = 1
+    package var temporalLayers: Int?
+
+    @Option(help: ArgumentHelp(
+        "VP8 simulcast for publish: 1...3 encodings of each picture (full, half and quarter size), for an SFU that forwards each viewer the one its network carries (default 1). 3 need at least 960x540, 2 at least 480x270, with sides that halve exactly.",
+        valueName: "n"))
+    package var simulcast: Int = 1
 
     package init() {}
 
     package func validate() throws {
-        guard VP8TemporalLayers.supportedLayerCounts.contains(temporalLayers) else {
-            throw ValidationError("--temporal-layers must be 1, 2 or 3, not \(temporalLayers)")
+        guard SimulcastLayout.supportedCounts.contains(simulcast) else {
+            throw ValidationError("--simulcast must be 1, 2 or 3, not \(simulcast)")
         }
+        guard VP8TemporalLayers.supportedLayerCounts.contains(layerCount) else {
+            throw ValidationError("--temporal-layers must be 1, 2 or 3, not \(layerCount)")
+        }
+    }
+
+    /// Each encoding's temporal layers: as given, else 3 with simulcast (libwebrtc's
+    /// `DefaultNumberOfTemporalLayers`) and 1 without.
+    package var layerCount: Int {
+        temporalLayers ?? (simulcast > 1 ? 3 : 1)
     }
 
     /// Each layer's cumulative share of the encoder's rate, base first; `[1]` with one.
     package var cumulativeRateShares: [Double] {
-        VP8TemporalLayers.cumulativeRateShares(layerCount: temporalLayers)
+        VP8TemporalLayers.cumulativeRateShares(layerCount: layerCount)
     }
 
-    /// The pipeline's encoder with these layers.
-    package func apply(to configuration: inout PipelineConfiguration) {
-        configuration.encoder.temporalLayers = temporalLayers
+    /// Refuses `--simulcast` on a command whose receiver takes one stream.
+    package func refuseSimulcast(command: String) throws {
+        guard simulcast == 1 else {
+            throw ValidationError(Self.singleStreamMessage(command: command))
+        }
+    }
+
+    /// What a command whose receiver takes one stream says to `--simulcast`.
+    static func singleStreamMessage(command: String) -> String {
+        "--simulcast is for publish, whose receiver (an SFU) takes several streams; \(command) makes one stream"
+    }
+
+    /// The pipeline's encoder with these layers and encodings for `source`'s pictures; a size the
+    /// encodings cannot be made from is a usage error.
+    package func apply(to configuration: inout PipelineConfiguration, for source: CaptureSource) throws {
+        configuration.encoder.temporalLayers = layerCount
+        configuration.simulcast = simulcast
+        guard simulcast > 1 else { return }
+        let format = configuration.outputFormat(for: source)
+        do {
+            _ = try SimulcastLayout(width: format.width, height: format.height, count: simulcast, temporalLayers: layerCount)
+        } catch {
+            throw ValidationError("--simulcast \(simulcast): \(error.message)")
+        }
+    }
+}
+
+/// `--simulcast` on `record` and `loopback`, whose receivers take one stream: refused with a
+/// line that says where it belongs. Hidden from their help.
+package struct SingleStreamOptions: ParsableArguments {
+    @Option(help: .hidden) var simulcast: Int?
+
+    package init() {}
+
+    /// Refuses `--simulcast` for `command`.
+    package func validate(command: String) throws {
+        if simulcast != nil { throw ValidationError(LayerOptions.singleStreamMessage(command: command)) }
     }
 }

@@ -31,6 +31,7 @@ package struct LoopbackCommand: CamrtpCommand {
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup package var logging: LoggingOptions
+    @OptionGroup var singleStream: SingleStreamOptions
 
     package init() {}
 
@@ -38,6 +39,7 @@ package struct LoopbackCommand: CamrtpCommand {
     static let receiverSuites: [SRTPSuite] = [.aesCM128HMACSHA1_80, .aesCM128HMACSHA1_32]
 
     package func validate() throws {
+        try singleStream.validate(command: "loopback")
         guard (1024...65534).contains(port) else { throw ValidationError("--port must be 1024...65534, not \(port)") }
         if stream.usesSRTP, let suite = SRTPSuite(sdpName: stream.srtpSuite), !Self.receiverSuites.contains(suite) {
             throw ValidationError(

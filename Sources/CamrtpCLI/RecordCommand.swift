@@ -29,8 +29,13 @@ package struct RecordCommand: CamrtpCommand {
     @OptionGroup var encoder: EncoderOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup package var logging: LoggingOptions
+    @OptionGroup var singleStream: SingleStreamOptions
 
     package init() {}
+
+    package func validate() throws {
+        try singleStream.validate(command: "record")
+    }
 
     package func execute() async throws {
         // The source first: a bad one must leave an existing --out as it was.

@@ -13,4 +13,8 @@ struct SendArguments: ParsableArguments {
     @OptionGroup var layers: LayerOptions
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
+
+    func validate() throws {
+        try layers.refuseSimulcast(command: "send")
+    }
 }

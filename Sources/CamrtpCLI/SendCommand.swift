@@ -52,7 +52,7 @@ package struct SendCommand<Metrics: MetricsEndpoint>: CamrtpCommand {
             traceSink: traceSink)
         if let sdp = arguments.sdp { try SDPOutput.write(plan, to: sdp) }
         var pipelineConfiguration = adapt.pipelineConfiguration(for: source, input: input, encoder: encoder, applyRotation: !stream.cvo)
-        arguments.layers.apply(to: &pipelineConfiguration)
+        try arguments.layers.apply(to: &pipelineConfiguration, for: source)
         let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: sender)
         printNote("sending \(source.summary) to \(plan.destination)\(plan.srtpKey == nil ? "" : " with SRTP"), SSRC \(sender.ssrc), feedback on port \(sender.localPorts?.rtcp ?? 0)")
         let snapshot: StatsSnapshot

@@ -13,8 +13,13 @@ public protocol EncodedFrameSink: AnyObject, Sendable {
 /// The encoder as a sink may steer it, from any thread: the RTP sender asks for keyframes when a
 /// receiver lost one (PLI, FIR) and follows the congestion controller's target.
 public protocol EncoderControl: AnyObject, Sendable {
-    /// The next frame will be a keyframe.
+    /// The next frame of every encoding will be a keyframe.
     func requestKeyframe()
+    /// The next frame of encoding `encodingIndex` (`EncodedFrame.encodingIndex`, lowest first)
+    /// will be a keyframe: a receiver lost that stream (PLI or FIR on its SSRC). An encoder that
+    /// makes one encoding makes its next frame a keyframe; a simulcast encoder makes one in that
+    /// encoding alone.
+    func requestKeyframe(encodingIndex: Int)
     /// The encoder's target from the next frame on, in kbit/s.
     func setTargetBitrate(kbps: Int)
     /// While true the network is holding more than its congestion window, so frames are dropped

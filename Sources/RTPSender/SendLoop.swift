@@ -176,9 +176,8 @@ final class SendLoop: @unchecked Sendable {
     private func forwardOutputs() {
         session.drainOutputs { output in
             switch output {
-            case .encoder(.keyframe):
-                // One encoder for every encoding today: any encoding's request is its keyframe.
-                encoder.requestKeyframe()
+            case .encoder(.keyframe(let encodingIndex)):
+                encoder.requestKeyframe(encodingIndex: encodingIndex)
             case .encoder(.targetBitrate(let kbps)):
                 encoder.setTargetBitrate(kbps: kbps)
             case .encoder(.networkCongested(let congested)):
@@ -195,6 +194,7 @@ final class SendLoop: @unchecked Sendable {
 /// Stands in for an encoder until the pipeline attaches one.
 final class NoEncoderControl: EncoderControl {
     func requestKeyframe() {}
+    func requestKeyframe(encodingIndex: Int) {}
     func setTargetBitrate(kbps: Int) {}
     func setNetworkCongested(_ congested: Bool) {}
 }

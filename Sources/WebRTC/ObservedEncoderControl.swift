@@ -19,6 +19,10 @@ final class ObservedEncoderControl: EncoderControl, Sendable {
         upstream.withLock { $0 }?.requestKeyframe()
     }
 
+    func requestKeyframe(encodingIndex: Int) {
+        upstream.withLock { $0 }?.requestKeyframe(encodingIndex: encodingIndex)
+    }
+
     func setTargetBitrate(kbps: Int) {
         upstream.withLock { $0 }?.setTargetBitrate(kbps: kbps)
         onTarget(kbps)

@@ -48,7 +48,7 @@ struct PublishCommand: CamrtpCommand {
         configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
         var pipelineConfiguration = adapt.pipelineConfiguration(
             for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
-        layers.apply(to: &pipelineConfiguration)
+        try layers.apply(to: &pipelineConfiguration, for: source)
         let notes = PublishNotes(source: source.summary, endpoint: publish.whip, configuredTURN: configuration.transport.turnServers)
         let publisher = WHIPPublisher(
             client: whip, configuration: WHIPPublisher.Configuration(sender: configuration, reconnectLimit: publish.reconnectLimit)

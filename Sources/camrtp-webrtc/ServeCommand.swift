@@ -51,6 +51,11 @@ struct ServeCommand: CamrtpCommand {
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 
+    /// A viewer is sent one stream; simulcast for viewers is the fan-out's to do.
+    func validate() throws {
+        try layers.refuseSimulcast(command: "serve")
+    }
+
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
         let access = try ServeAccess(self.access, listeningOn: host, http: serve.http)
@@ -74,7 +79,7 @@ struct ServeCommand: CamrtpCommand {
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
         var pipelineConfiguration = adapt.pipelineConfiguration(
             for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
-        layers.apply(to: &pipelineConfiguration)
+        try layers.apply(to: &pipelineConfiguration, for: source)
         let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: fanout)
 
         let turnServers = configuration.transport.turnServers

@@ -27,6 +27,29 @@ import VP8
         #expect(zip(times, times.dropFirst()).allSatisfy { $1 - $0 == 33_333_333 }, "media time, one interval apart")
     }
 
+    /// With simulcast the sink gets each picture's encodings lowest first, all with the picture's
+    /// time, and a picture counts once in the statistics.
+    @Test func simulcastHandsTheSinkEveryEncodingLowestFirst() async throws {
+        let source = CaptureSource.testPattern(width: 640, height: 360, fps: 30, pace: .fast, rotation: .deg0)
+        let sink = CollectingSink()
+        var configuration = PipelineConfiguration(encoder: VP8EncoderSettings(bitrateKbps: 800), pace: .fast, frameLimit: 12)
+        configuration.simulcast = 2
+        configuration.encoder.temporalLayers = 3
+        let pipeline = try StreamPipeline(source: source, configuration: configuration, sink: sink)
+        let stats = try await pipeline.run()
+        #expect(stats.framesCaptured == 12)
+        #expect(stats.framesEncoded == 12)
+        #expect(stats.keyframes == 1)
+        let frames = sink.frames
+        #expect(frames.map(\.encodingIndex) == Array(repeating: [0, 1], count: 12).flatMap { $0 })
+        #expect(frames.map(\.width) == Array(repeating: [320, 640], count: 12).flatMap { $0 })
+        for pair in stride(from: 0, to: frames.count, by: 2) {
+            #expect(frames[pair].timestampNs == frames[pair + 1].timestampNs)
+        }
+        #expect(frames.prefix(2).allSatisfy { $0.isKeyframe }, "both start with a keyframe")
+        #expect(frames.dropFirst(2).allSatisfy { !$0.isKeyframe })
+    }
+
     @Test func aSlowSinkInRealTimeDropsLateFramesAndTheBooksBalance() async throws {
         // 60 fps in, a sink that takes 40 ms a frame: the mailbox must drop, not queue.
         let source = CaptureSource.testPattern(width: 160, height: 120, fps: 60, pace: .realtime, rotation: .deg0)

@@ -14,6 +14,8 @@ import Transport
 final class RecordingPipeline: EncoderControl, Sendable {
     private struct State {
         var keyframeRequests = 0
+        /// The encoding of each request, in order; nil for one of every encoding.
+        var keyframeEncodings: [Int?] = []
         var targets: [Int] = []
         var events: [SinkEvent] = []
         var congestion: [Bool] = []
@@ -26,11 +28,13 @@ final class RecordingPipeline: EncoderControl, Sendable {
         SinkReporter { [self] event in record { $0.events.append(event) } }
     }
 
-    func requestKeyframe() { record { $0.keyframeRequests += 1 } }
+    func requestKeyframe() { record { $0.keyframeRequests += 1; $0.keyframeEncodings.append(nil) } }
+    func requestKeyframe(encodingIndex: Int) { record { $0.keyframeRequests += 1; $0.keyframeEncodings.append(encodingIndex) } }
     func setTargetBitrate(kbps: Int) { record { $0.targets.append(kbps) } }
     func setNetworkCongested(_ congested: Bool) { record { $0.congestion.append(congested) } }
 
     var keyframeRequests: Int { state.withLock { $0.keyframeRequests } }
+    var keyframeEncodings: [Int?] { state.withLock { $0.keyframeEncodings } }
     var events: [SinkEvent] { state.withLock { $0.events } }
     var targets: [Int] { state.withLock { $0.targets } }
     /// Each pause (true) and resumption (false) of the encoder for congestion, in order.
@@ -227,6 +231,26 @@ struct PlayedReceiver {
         #expect(statistics.rtcpReceived.rr == 1)
         #expect((1...2).contains(receiver.pipeline.keyframeRequests), "\(receiver.pipeline.keyframeRequests) requests forwarded")
         #expect(statistics.keyframesOnRequest == receiver.pipeline.keyframeRequests)
+    }
+
+    /// With two encodings, a PLI on the second one's SSRC asks the encoder for a keyframe in
+    /// that encoding alone, not in every encoding.
+    @Test func pictureLossOnOneEncodingAsksForThatEncodingsKeyframe() throws {
+        let receiver = try PlayedReceiver {
+            $0.session.encodings.append(EncodingStreams(
+                media: RTPSessionParameters(ssrc: 0x5EC0_0001, initialSequenceNumber: 700, timestampOffset: 0, initialPictureID: 9)))
+        }
+        var frames = testFrames([300, 900])
+        frames[1].encodingIndex = 1
+        frames[1].isKeyframe = true
+        frames[1].timestampNs = frames[0].timestampNs
+        for frame in frames { try receiver.sender.consume(frame) }
+        _ = receiver.receiveFrames(2)
+        try receiver.sendFeedback([.pictureLossIndication(RTCPPictureLossIndication(senderSSRC: 1, mediaSSRC: 0x5EC0_0001))])
+        try receiver.sendFeedback([.receiverReport(RTCPReceiverReport(ssrc: 1, reportBlocks: []))])
+        try receiver.sender.finish()
+        #expect(try #require(receiver.pipeline.statistics).rtcpReceived.pli == 1)
+        #expect(receiver.pipeline.keyframeEncodings == [1])
     }
 
     /// Datagrams from a host other than the receiver's, and garbage from the receiver, are

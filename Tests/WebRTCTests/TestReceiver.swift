@@ -145,6 +145,10 @@ final class ManualEncoderControl: EncoderControl, Sendable {
         onKeyframeRequest()
     }
 
+    func requestKeyframe(encodingIndex: Int) {
+        requestKeyframe()
+    }
+
     func setTargetBitrate(kbps: Int) {}
     func setNetworkCongested(_ congested: Bool) {}
 }

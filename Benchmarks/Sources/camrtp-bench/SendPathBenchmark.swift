@@ -239,6 +239,7 @@ final class DeliveryCount: Sendable {
 /// The sender steers no encoder here.
 final class IgnoredEncoder: EncoderControl {
     func requestKeyframe() {}
+    func requestKeyframe(encodingIndex: Int) {}
     func setTargetBitrate(kbps: Int) {}
     func setNetworkCongested(_ congested: Bool) {}
 }
