@@ -140,7 +140,7 @@ let package = Package(
         .executableTarget(name: "camrtp", dependencies: ["CamrtpCLI", .product(name: "ArgumentParser", package: "swift-argument-parser")]),
         // camrtp with WebRTC and HTTP: publish, serve and --metrics.
         .executableTarget(name: "camrtp-webrtc", dependencies: [
-            "CamrtpCLI", "CameraRTP", "MediaCore", "RTP", "RTPSession", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout",
+            "CamrtpCLI", "CameraRTP", "MediaCore", "RTP", "RTPSession", "SDP", "WebRTC", "WHIP", "DTLS", "ICE", "ICEServers", "Publishing", "ViewerFanout",
             "WHEP", "HTTPAccess", "MetricsHTTP", logging, .product(name: "ArgumentParser", package: "swift-argument-parser"),
             .product(name: "Metrics", package: "swift-metrics"), .product(name: "Prometheus", package: "swift-prometheus"),
         ]),

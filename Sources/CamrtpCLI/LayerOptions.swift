@@ -2,7 +2,8 @@ import ArgumentParser
 import CameraRTP
 import VP8
 
-/// Scalability: temporal layers, for `send`, `publish` and `serve`, and simulcast, for `publish`.
+/// Scalability: temporal layers, for `send`, `publish` and `serve`, and simulcast, for `publish`
+/// and `serve`.
 package struct LayerOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp(
         "VP8 temporal layers, 1...3: with 2 or 3, frames carry their layer (RFC 7741 TID) and a viewer of serve or an SFU may take the lower layers alone at 1/2 or 1/4 of the frame rate (default 1; 3 with --simulcast).",
@@ -11,7 +12,7 @@ package struct LayerOptions: ParsableArguments {
     package var temporalLayers: Int?
 
     @Option(help: ArgumentHelp(
-        "VP8 simulcast for publish: 1...3 encodings of each picture (full, half and quarter size), for an SFU that forwards each viewer the one its network carries (default 1). 3 need at least 960x540, 2 at least 480x270, with sides that halve exactly.",
+        "VP8 simulcast for publish and serve: 1...3 encodings of each picture (full, half and quarter size), so that an SFU, or serve itself, sends each viewer the one its network carries (default 1). 3 need at least 960x540, 2 at least 480x270, with sides that halve exactly.",
         valueName: "n"))
     package var simulcast: Int = 1
 
@@ -46,7 +47,35 @@ package struct LayerOptions: ParsableArguments {
 
     /// What a command whose receiver takes one stream says to `--simulcast`.
     static func singleStreamMessage(command: String) -> String {
-        "--simulcast is for publish, whose receiver (an SFU) takes several streams; \(command) makes one stream"
+        "--simulcast is for publish and serve, which pick among several streams for their receivers; \(command) makes one stream"
+    }
+
+    /// With simulcast, each encoding's picture size for `source`, lowest first; empty with one.
+    package func simulcastSizes(for configuration: PipelineConfiguration, source: CaptureSource) throws -> [(width: Int, height: Int)] {
+        try simulcastLayout(for: configuration, source: source)?.encodings.map { ($0.width, $0.height) } ?? []
+    }
+
+    private func simulcastLayout(for configuration: PipelineConfiguration, source: CaptureSource) throws -> SimulcastLayout? {
+        guard simulcast > 1 else { return nil }
+        let format = configuration.outputFormat(for: source)
+        do {
+            return try SimulcastLayout(width: format.width, height: format.height, count: simulcast, temporalLayers: layerCount)
+        } catch {
+            throw ValidationError("--simulcast \(simulcast): \(error.message)")
+        }
+    }
+
+    /// With simulcast, how the encoder shares a total (kbit/s) among the encodings of `source`'s
+    /// pictures, lowest first, 0 for a paused one: libwebrtc's allocation, as the encoder makes
+    /// it (without the hysteresis that depends on its history). Nil with one encoding.
+    package func encodingAllocation(
+        for configuration: PipelineConfiguration, source: CaptureSource
+    ) throws -> (@Sendable (_ totalKbps: Int) -> [Int])? {
+        guard let rates = try simulcastLayout(for: configuration, source: source)?.encodings.map(\.rates) else { return nil }
+        return { totalKbps in
+            var allocator = SimulcastRateAllocator(rates: rates)
+            return allocator.allocate(totalBps: totalKbps * 1000).map { $0 / 1000 }
+        }
     }
 
     /// The pipeline's encoder with these layers and encodings for `source`'s pictures; a size the
@@ -54,13 +83,7 @@ package struct LayerOptions: ParsableArguments {
     package func apply(to configuration: inout PipelineConfiguration, for source: CaptureSource) throws {
         configuration.encoder.temporalLayers = layerCount
         configuration.simulcast = simulcast
-        guard simulcast > 1 else { return }
-        let format = configuration.outputFormat(for: source)
-        do {
-            _ = try SimulcastLayout(width: format.width, height: format.height, count: simulcast, temporalLayers: layerCount)
-        } catch {
-            throw ValidationError("--simulcast \(simulcast): \(error.message)")
-        }
+        _ = try simulcastLayout(for: configuration, source: source)
     }
 }
 

@@ -14,7 +14,7 @@ public struct SimulcastRates: Sendable, Equatable {
 }
 
 /// One encoding of a simulcast set: its picture size, rates and temporal layers.
-public struct SimulcastEncoding: Sendable, Equatable {
+public struct SimulcastEncodingFormat: Sendable, Equatable {
     public var width: Int
     public var height: Int
     public var rates: SimulcastRates
@@ -29,7 +29,7 @@ public struct SimulcastLayout: Sendable, Equatable {
     public static let supportedCounts = 1...3
 
     /// Lowest first.
-    public let encodings: [SimulcastEncoding]
+    public let encodings: [SimulcastEncodingFormat]
 
     /// The layout of `count` encodings of `width`×`height` pictures, each with
     /// `temporalLayers` layers. Refuses a count outside 1...3, a size libwebrtc would not split
@@ -66,7 +66,7 @@ public struct SimulcastLayout: Sendable, Equatable {
             }
             rates.maxBps = max(rates.minBps, rates.maxBps)
             rates.targetBps = max(rates.minBps, rates.targetBps)
-            return SimulcastEncoding(width: w, height: h, rates: rates, temporalLayers: temporalLayers)
+            return SimulcastEncodingFormat(width: w, height: h, rates: rates, temporalLayers: temporalLayers)
         }
     }
 

@@ -3,6 +3,7 @@ import CameraRTP
 import CamrtpCLI
 import MediaCore
 import Publishing
+import SDP
 import Synchronization
 import WebRTC
 import WHIP
@@ -49,6 +50,7 @@ struct PublishCommand: CamrtpCommand {
         var pipelineConfiguration = adapt.pipelineConfiguration(
             for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
         try layers.apply(to: &pipelineConfiguration, for: source)
+        configuration.simulcast = Self.simulcastOffer(sizes: try layers.simulcastSizes(for: pipelineConfiguration, source: source))
         let notes = PublishNotes(source: source.summary, endpoint: publish.whip, configuredTURN: configuration.transport.turnServers)
         let publisher = WHIPPublisher(
             client: whip, configuration: WHIPPublisher.Configuration(sender: configuration, reconnectLimit: publish.reconnectLimit)
@@ -89,6 +91,16 @@ struct PublishCommand: CamrtpCommand {
         }
         try await publisher.end()
         printNote(Self.summary(snapshot, publisher))
+    }
+
+    /// The simulcast encodings the offer lists, lowest first, as Chromium lists them for an
+    /// application that gives them in that order, which Janus's VideoRoom (substream 0 the
+    /// lowest) and mediasoup take as is: `q`, `h` and `f` for quarter, half and full size,
+    /// each `a=rid` line with its size.
+    static func simulcastOffer(sizes: [(width: Int, height: Int)]) -> [SimulcastEncoding] {
+        zip(["q", "h", "f"].suffix(sizes.count), sizes).enumerated().map { index, named in
+            SimulcastEncoding(rid: named.0, encodingIndex: index, maxWidth: named.1.width, maxHeight: named.1.height)
+        }
     }
 
     /// How long gathering may hold the offer back: host candidates come at once and a TURN

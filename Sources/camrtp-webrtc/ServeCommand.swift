@@ -51,11 +51,6 @@ struct ServeCommand: CamrtpCommand {
     @OptionGroup var statsOptions: StatsOptions
     @OptionGroup var logging: LoggingOptions
 
-    /// A viewer is sent one stream; simulcast for viewers is the fan-out's to do.
-    func validate() throws {
-        try layers.refuseSimulcast(command: "serve")
-    }
-
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
         let access = try ServeAccess(self.access, listeningOn: host, http: serve.http)
@@ -63,9 +58,13 @@ struct ServeCommand: CamrtpCommand {
         var configuration = try webrtc.senderConfiguration(encoder: encoder, playoutDelay: LatencyOptions.servePlayoutDelay)
         configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
+        var pipelineConfiguration = adapt.pipelineConfiguration(
+            for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
+        try layers.apply(to: &pipelineConfiguration, for: source)
         let fanout = MultiViewerSink(
             minBitrateKbps: encoder.minBitrate, maxBitrateKbps: encoder.maxBitrate ?? encoder.bitrate,
             temporalLayerShares: layers.cumulativeRateShares,
+            encodingAllocation: try layers.encodingAllocation(for: pipelineConfiguration, source: source),
             onViewerEnded: { final, error in printNote(Self.viewerSummary(final, error: error)) })
         let logger = Logger(label: "camrtp.serve")
         var serverConfiguration = WHEPServer.Configuration(
@@ -77,9 +76,6 @@ struct ServeCommand: CamrtpCommand {
         let server = WHEPServer(
             configuration: serverConfiguration,
             factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
-        var pipelineConfiguration = adapt.pipelineConfiguration(
-            for: source, input: input, encoder: encoder, applyRotation: true, defaultKeyframeIntervalSeconds: 0)
-        try layers.apply(to: &pipelineConfiguration, for: source)
         let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: fanout)
 
         let turnServers = configuration.transport.turnServers

@@ -34,7 +34,7 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
         // lower encoding, while the clean one stays on the upper.
         let metricsURL = Self.base + "metrics"
         var scrape = try Self.scrape(metricsURL, network: network)
-        let encoding = { (scrape: MetricsEndToEndTests.Scrape, resource: String) in
+        let encoding = { (scrape: EndToEnd.MetricsEndToEndTests.Scrape, resource: String) in
             scrape.value("camrtp_viewer_encoding", ["viewer": resource])
         }
         let deadline = TestPatience.deadline
