@@ -35,6 +35,7 @@ from aiohttp import web
 from yarl import URL
 
 from aiortc_peer import emit
+from browser_rpc import stop_browser
 from chromium_viewer import DevTools, page_socket
 
 PAGE = """<!doctype html><title>simulcast publisher</title><script>
@@ -117,11 +118,7 @@ async def publish(arguments):
                 async with http.delete(resource) as response:
                     emit("stopped", status=response.status)
     finally:
-        browser.terminate()
-        try:
-            browser.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            browser.kill()
+        stop_browser(browser)
         await runner.cleanup()
 
 

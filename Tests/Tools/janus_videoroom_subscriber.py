@@ -40,6 +40,7 @@ class Measurement:
     def __init__(self, settle, frames):
         self.settle = settle
         self.frames = frames
+        self.decoded = 0
         self.sizes = Counter()
         self.timestamps = []
         self.settled = asyncio.Event()
@@ -83,17 +84,15 @@ async def subscribe(arguments):
             return
 
         async def consume():
-            count = 0
             try:
                 while True:
                     frame = await track.recv()
-                    count += 1
-                    if count == 1 or count % 10 == 0:
-                        emit("frame", n=count, width=frame.width, height=frame.height)
+                    measurement.decoded += 1
+                    if measurement.decoded == 1 or measurement.decoded % 10 == 0:
+                        emit("frame", n=measurement.decoded, width=frame.width, height=frame.height)
                     measurement.add(frame)
             except Exception as error:
-                if not ended.done() and not measurement.done.done():
-                    ended.set_exception(RuntimeError(f"track ended after {count} frames: {error!r}"))
+                ended.set_result(f"the track ended after {measurement.decoded} pictures: {error!r}")
 
         asyncio.ensure_future(consume())
 
@@ -122,12 +121,15 @@ async def subscribe(arguments):
 
     follower = asyncio.ensure_future(follow_switches())
     try:
-        done, _ = await asyncio.wait([measurement.done, ended], timeout=arguments.timeout,
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if not done:
-            raise RuntimeError(f"no {arguments.frames} pictures on substream {arguments.substream}, "
-                               f"temporal {arguments.temporal} within {arguments.timeout} s")
-        emit("measured", **done.pop().result())
+        await asyncio.wait([measurement.done, ended], timeout=arguments.timeout, return_when=asyncio.FIRST_COMPLETED)
+        if not measurement.done.done():
+            # Janus reports switches only for a simulcast publisher.
+            why = ended.result() if ended.done() else (
+                f"{measurement.decoded} pictures decoded in {arguments.timeout} s, Janus "
+                + ("reached the layers" if measurement.settled.is_set() else "never reported reaching the layers"))
+            raise RuntimeError(f"no {arguments.frames} pictures measured on substream {arguments.substream}, "
+                               f"temporal {arguments.temporal}: {why}")
+        emit("measured", **measurement.done.result())
     finally:
         follower.cancel()
         await pc.close()
