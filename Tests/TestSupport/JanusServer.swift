@@ -1,8 +1,9 @@
 import Foundation
 
 /// Janus (Debian's `janus`, 1.1), the SFU a user who outgrows one machine puts in front of
-/// browsers, run with a configuration of the test's own: only the streaming plugin, with plain
-/// RTP (or SRTP) mountpoints, and only the HTTP API. It runs in a network namespace because it
+/// browsers, run with a configuration of the test's own: the streaming plugin with plain RTP (or
+/// SRTP) mountpoints and the VideoRoom plugin with its rooms (JanusServer+VideoRoom.swift), each
+/// only when given some, and only the HTTP API. It runs in a network namespace because it
 /// leaves loopback interfaces out of ICE, so a viewer must reach it on the namespace's veth
 /// (127.0.0.2); the sender and the viewer run there too.
 public final class JanusServer {
@@ -35,8 +36,10 @@ public final class JanusServer {
     ]
 
     static var libraryFolder: String? {
-        libraryFolders.first { FileManager.default.fileExists(atPath: "\($0)/plugins/libjanus_streaming.so") }
+        libraryFolders.first { FileManager.default.fileExists(atPath: "\($0)/plugins/\(streamingPlugin)") }
     }
+
+    static let streamingPlugin = "libjanus_streaming.so"
 
     /// Why Janus cannot run here, or nil when it can.
     public static var unavailableReason: String? {
@@ -56,13 +59,16 @@ public final class JanusServer {
 
     /// Writes the configuration, starts Janus in `namespace` and returns once its HTTP API
     /// listens (the plugins are loaded before the transports).
-    public init(mountpoints: [Mountpoint], in namespace: NetworkNamespace) throws {
+    public init(mountpoints: [Mountpoint] = [], rooms: [VideoRoom] = [], in namespace: NetworkNamespace) throws {
         guard let library = Self.libraryFolder else { throw Failure(description: Self.unavailableReason ?? "no Janus") }
-        try Self.configuration(library: library, folder: configFolder.path)
+        let plugins = (mountpoints.isEmpty ? [] : [Self.streamingPlugin]) + (rooms.isEmpty ? [] : [Self.videoRoomPlugin])
+        try Self.configuration(library: library, folder: configFolder.path, plugins: plugins)
             .write(toFile: configFolder.file("janus.jcfg"), atomically: true, encoding: .utf8)
         try Self.httpConfiguration.write(toFile: configFolder.file("janus.transport.http.jcfg"), atomically: true, encoding: .utf8)
         try Self.streamingConfiguration(mountpoints)
             .write(toFile: configFolder.file("janus.plugin.streaming.jcfg"), atomically: true, encoding: .utf8)
+        try Self.videoRoomConfiguration(rooms)
+            .write(toFile: configFolder.file("janus.plugin.videoroom.jcfg"), atomically: true, encoding: .utf8)
         process = try namespace.start(["janus", "--configs-folder=\(configFolder.path)", "--disable-colors"])
         guard process.waitForLine(containing: "HTTP webserver started", in: .stdout, timeout: TestPatience.seconds) != nil else {
             process.interrupt()
@@ -91,11 +97,7 @@ public final class JanusServer {
     }
 
     /// Tests/Tools/janus_viewer.py: aiortc watching a mountpoint through the HTTP API.
-    public static let viewerScriptPath: String = {
-        var components = #filePath.split(separator: "/", omittingEmptySubsequences: false)
-        components.removeLast(2)  // TestSupport/JanusServer.swift
-        return (components + ["Tools", "janus_viewer.py"]).joined(separator: "/")
-    }()
+    public static let viewerScriptPath = TestTools.path("janus_viewer.py")
 
     /// Why the viewer cannot run here (it needs Debian's python3-aiortc), or nil when it can.
     public static var viewerUnavailableReason: String? {
@@ -124,7 +126,7 @@ public final class JanusServer {
         return names.filter { $0.hasSuffix(".so") && !keep.contains($0) }.sorted().joined(separator: ",")
     }
 
-    private static func configuration(library: String, folder: String) -> String {
+    private static func configuration(library: String, folder: String, plugins: [String]) -> String {
         """
         general: {
         \tconfigs_folder = "\(folder)"
@@ -143,7 +145,7 @@ public final class JanusServer {
         \tnice_debug = false
         }
         plugins: {
-        \tdisable = "\(disabled("plugins", library: library, keep: ["libjanus_streaming.so"]))"
+        \tdisable = "\(disabled("plugins", library: library, keep: plugins))"
         }
         transports: {
         \tdisable = "\(disabled("transports", library: library, keep: ["libjanus_http.so"]))"

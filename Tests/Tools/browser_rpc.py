@@ -1,6 +1,17 @@
 """The request/response half of a browser's remote protocol over a websocket (aiohttp): Chromium's
 DevTools protocol and WebDriver BiDi both number their commands and answer with the same id,
-and differ only in how an answer says it failed."""
+and differ only in how an answer says it failed. And how a driver ends its browser."""
+
+import subprocess
+
+
+def stop_browser(browser):
+    """Ends a browser process: SIGTERM, and SIGKILL if it is still there after 10 s."""
+    browser.terminate()
+    try:
+        browser.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        browser.kill()
 
 
 class BrowserRPC:

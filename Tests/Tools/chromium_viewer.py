@@ -33,7 +33,7 @@ import time
 
 import aiohttp
 
-from browser_rpc import BrowserRPC
+from browser_rpc import BrowserRPC, stop_browser
 
 
 def spki_hash(certificate):
@@ -130,11 +130,7 @@ async def drive(arguments):
                 emit("stopped", state=await tools.evaluate("camrtpViewer.state"))
                 return 0
     finally:
-        browser.terminate()
-        try:
-            browser.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            browser.kill()
+        stop_browser(browser)
 
 
 async def read_viewer(tools):

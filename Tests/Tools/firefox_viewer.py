@@ -28,7 +28,7 @@ import time
 import aiohttp
 
 from aiortc_peer import emit
-from browser_rpc import BrowserRPC
+from browser_rpc import BrowserRPC, stop_browser
 
 PREFS = {
     "media.peerconnection.ice.obfuscate_host_addresses": False,
@@ -115,11 +115,7 @@ async def drive(arguments):
             finally:
                 await socket.close()
     finally:
-        browser.terminate()
-        try:
-            browser.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            browser.kill()
+        stop_browser(browser)
 
 
 def main():

@@ -20,39 +20,12 @@ viewer in a network namespace whose only usable address is 127.0.0.2.
 """
 import argparse
 import asyncio
-import json
 import sys
-import urllib.request
-import uuid
 
 from aiortc import RTCPeerConnection, RTCSessionDescription
 
 from aiortc_peer import emit, receive_frames, report_ice_states
-
-
-class JanusHTTP:
-    """Janus's REST API: requests are POSTs; events come from a long-poll GET on the session."""
-
-    def __init__(self, base):
-        self.base = base.rstrip("/")
-
-    def _request(self, path, body=None, timeout=30):
-        data = None if body is None else json.dumps(body).encode()
-        request = urllib.request.Request(self.base + path, data=data, headers={"Content-Type": "application/json"})
-        with urllib.request.urlopen(request, timeout=timeout) as response:
-            return json.loads(response.read())
-
-    async def post(self, path, body):
-        body = dict(body, transaction=uuid.uuid4().hex)
-        reply = await asyncio.to_thread(self._request, path, body)
-        if reply.get("janus") == "error":
-            raise RuntimeError(f"janus error: {reply['error']}")
-        return reply
-
-    async def poll(self, session):
-        """The next events of the session (a long poll that Janus answers within 30 s)."""
-        reply = await asyncio.to_thread(self._request, f"/{session}?maxev=5", None, 40)
-        return reply if isinstance(reply, list) else [reply]
+from janus_api import JanusHTTP
 
 
 def y4m_writer(path):
