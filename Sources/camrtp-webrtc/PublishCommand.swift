@@ -93,12 +93,12 @@ struct PublishCommand: CamrtpCommand {
         printNote(Self.summary(snapshot, publisher))
     }
 
-    /// The simulcast encodings the offer lists, lowest first, as Chromium lists them for an
-    /// application that gives them in that order, which Janus's VideoRoom (substream 0 the
-    /// lowest) and mediasoup take as is: `q`, `h` and `f` for quarter, half and full size,
-    /// each `a=rid` line with its size.
+    /// The simulcast encodings the offer lists, highest first, as janus.js offers them and as
+    /// Janus's VideoRoom reads an offer by default (its first `a=rid` is substream 2, the
+    /// highest), and as RFC 8853 §5.1 orders streams, most preferred first: `f`, `h` and `q` for
+    /// full, half and quarter size, each `a=rid` line with its size.
     static func simulcastOffer(sizes: [(width: Int, height: Int)]) -> [SimulcastEncoding] {
-        zip(["q", "h", "f"].suffix(sizes.count), sizes).enumerated().map { index, named in
+        zip(["q", "h", "f"].suffix(sizes.count), sizes).enumerated().reversed().map { index, named in
             SimulcastEncoding(rid: named.0, encodingIndex: index, maxWidth: named.1.width, maxHeight: named.1.height)
         }
     }
