@@ -7,15 +7,25 @@ import MediaCore
 /// Each encoding's frames refer only to that encoding's earlier frames, so a viewer can only
 /// change encoding on a keyframe of the new one:
 /// - Down-switches are decided at once: from then on the viewer needs a keyframe of the lower
-///   encoding (`takeKeyframeRequest()` says which, once), and keeps getting the encoding it decodes until it comes
-///   (its temporal layers shrink meanwhile, as `TemporalLayerSelection` decides).
+///   encoding (`takeKeyframeRequest()` says which, once), and keeps getting the encoding it
+///   decodes until it comes (its temporal layers shrink meanwhile, as `TemporalLayerSelection`
+///   decides).
 /// - Up-switches wait until the estimate has carried the higher encoding for `upSwitchDelayNs`,
 ///   so that an estimate that grows while less is sent does not flap between encodings.
+/// - An up-switch that is undone within `failedUpSwitchWindowNs` failed: the path did not carry
+///   what the estimate promised (a policer lets a probe's burst through, so the estimate of a
+///   viewer sent little can climb far above what its path carries for long). Each failure
+///   doubles the wait before the next up-switch, up to `maximumUpSwitchDelayNs`, and an
+///   up-switch that holds brings it back to `upSwitchDelayNs`, as an SFU backs off its probes.
 ///
 /// The viewer's own sender numbers what it is given, so the switch leaves no gap in its
 /// sequence numbers and PictureIDs, and the receiver sees a keyframe of another size.
 public struct SimulcastSelection: Sendable {
     public var upSwitchDelayNs: Int64
+    public var failedUpSwitchWindowNs: Int64 = 10_000_000_000
+    public var maximumUpSwitchDelayNs: Int64 = 64_000_000_000
+    /// The wait before the next up-switch: `upSwitchDelayNs`, doubled by each failed one.
+    public private(set) var currentUpSwitchDelayNs: Int64
     /// The encoding the viewer should get: the highest its estimate carries, once held long
     /// enough for an up-switch.
     public private(set) var targetEncoding: Int
@@ -23,6 +33,8 @@ public struct SimulcastSelection: Sendable {
     public private(set) var forwardedEncoding: Int?
     private var higherSinceNs: Int64?
     private var higherEncoding = 0
+    /// When the last up-switch was decided, while it may still turn out to have failed.
+    private var upSwitchedAtNs: Int64?
     /// The encoding a keyframe was last asked for, so that each switch asks once.
     private var requestedKeyframe: Int?
     /// The forwarded encoding's last frame while an up-switch waits (see `take`).
@@ -32,6 +44,7 @@ public struct SimulcastSelection: Sendable {
     /// its first estimate.
     public init(encodingCount: Int, upSwitchDelayNs: Int64 = 1_000_000_000) {
         self.upSwitchDelayNs = upSwitchDelayNs
+        currentUpSwitchDelayNs = upSwitchDelayNs
         targetEncoding = max(1, encodingCount) - 1
     }
 
@@ -57,7 +70,12 @@ public struct SimulcastSelection: Sendable {
     /// The viewer's estimate or the encodings' rates changed.
     public mutating func update(estimateKbps: Int, encodingRatesKbps: [Int], nowNs: Int64) {
         let carried = Self.carriedEncoding(estimateKbps: estimateKbps, encodingRatesKbps: encodingRatesKbps)
+        settleUpSwitch(nowNs: nowNs)
         if carried <= targetEncoding {
+            if carried < targetEncoding, upSwitchedAtNs != nil {
+                currentUpSwitchDelayNs = min(maximumUpSwitchDelayNs, currentUpSwitchDelayNs * 2)
+                upSwitchedAtNs = nil
+            }
             targetEncoding = carried
             higherSinceNs = nil
         } else {
@@ -95,8 +113,16 @@ public struct SimulcastSelection: Sendable {
 
     /// Lets a pending up-switch through once the estimate has held long enough.
     private mutating func promote(nowNs: Int64) {
-        guard let since = higherSinceNs, nowNs - since >= upSwitchDelayNs else { return }
+        guard let since = higherSinceNs, nowNs - since >= currentUpSwitchDelayNs else { return }
         targetEncoding = higherEncoding
         higherSinceNs = nil
+        upSwitchedAtNs = nowNs
+    }
+
+    /// An up-switch that has held for the window succeeded: the wait is short again.
+    private mutating func settleUpSwitch(nowNs: Int64) {
+        guard let at = upSwitchedAtNs, nowNs - at >= failedUpSwitchWindowNs else { return }
+        upSwitchedAtNs = nil
+        currentUpSwitchDelayNs = upSwitchDelayNs
     }
 }

@@ -6,19 +6,27 @@ import Testing
 extension EndToEnd.TemporalLayerViewersEndToEndTests {
     /// Figures, not checks (CAMRTP_LAYERS_MEASURE=1): a clean Chromium viewer of a 640x480 stream,
     /// alone and beside a second one behind the 400 kbit/s policer, with three temporal layers and
-    /// with one (where the encoder follows the slow viewer). Each viewer's decoded frame rate and
-    /// bitrate over 20 s, and Chromium's own inbound-rtp framesPerSecond, freezeCount and
-    /// totalFreezesDuration over the same window, after 10 s of settling.
-    @Test(.enabled(if: ProcessInfo.processInfo.environment["CAMRTP_LAYERS_MEASURE"] == "1"))
+    /// with one (where the encoder follows the slow viewer); and of a 1280x720 stream in three
+    /// simulcast encodings (`CAMRTP_LAYERS_MEASURE=simulcast` for these alone). Each viewer's
+    /// decoded frame rate and bitrate over 20 s, and Chromium's own inbound-rtp
+    /// framesPerSecond, freezeCount and totalFreezesDuration over the same window, after 10 s
+    /// of settling.
+    @Test(.enabled(if: ["1", "simulcast"].contains(ProcessInfo.processInfo.environment["CAMRTP_LAYERS_MEASURE"])))
     func measureACleanViewerBesideASlowOne() async throws {
-        for (layers, withSlowViewer) in [(3, false), (3, true), (1, true)] {
+        let layered = ["testsrc:640x480@30", "--temporal-layers"]
+        let simulcast = ["testsrc:1280x720@30", "--max-bitrate", "4000", "--simulcast"]
+        var cases = [(simulcast, "3", false), (simulcast, "3", true)]
+        if ProcessInfo.processInfo.environment["CAMRTP_LAYERS_MEASURE"] == "1" {
+            cases = [(layered, "3", false), (layered, "3", true), (layered, "1", true)] + cases
+        }
+        for (options, count, withSlowViewer) in cases {
             let network = try RelayedNetwork(dropsDirectUDP: false)
             defer { network.remove() }
             try network.limitUDPToRight(kilobytesPerSecond: 50, burstKilobytes: 30)
             let server = try network.start(in: network.left, [
-                CamrtpBinary.path, "serve", "--source", "testsrc:640x480@30", "--http", "\(RelayedNetwork.leftAddress):\(Self.httpPort)",
-                "--local-address", RelayedNetwork.leftAddress, "--no-auth", "--temporal-layers", String(layers),
-            ])
+                CamrtpBinary.path, "serve", "--source", options[0], "--http", "\(RelayedNetwork.leftAddress):\(Self.httpPort)",
+                "--local-address", RelayedNetwork.leftAddress, "--no-auth",
+            ] + options.dropFirst() + [count])
             defer {
                 server.interrupt()
                 _ = server.wait(timeout: 10)
@@ -48,8 +56,9 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
                 let kbps = DecimalText.fixed(mean("bitrateKbps"), decimals: 0)
                 let chromiumFPS = DecimalText.fixed(mean("framesPerSecond"), decimals: 1)
                 let frozen = DecimalText.fixed(delta("totalFreezesDuration"), decimals: 2)
-                let run = "--temporal-layers \(layers), \(withSlowViewer ? "with" : "without") the slow viewer"
-                print("\(run): \(name) viewer \(fps) fps decoded, \(kbps) kbit/s; Chromium framesPerSecond \(chromiumFPS), "
+                let run = "\(options.dropFirst().joined(separator: " ")) \(count), \(withSlowViewer ? "with" : "without") the slow viewer"
+                let size = "\(Int(Self.number(last.1["frameWidth"])))x\(Int(Self.number(last.1["frameHeight"])))"
+                print("\(run): \(name) viewer \(size) \(fps) fps decoded, \(kbps) kbit/s; Chromium framesPerSecond \(chromiumFPS), "
                     + "\(Int(delta("freezeCount"))) freezes for \(frozen) s in \(Int(span.rounded())) s")
             }
             for (_, viewer) in viewers { stop(viewer) }

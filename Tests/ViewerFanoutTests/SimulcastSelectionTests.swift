@@ -88,6 +88,38 @@ import Testing
         #expect(selection.take(second[0], nowNs: 0).isEmpty)
     }
 
+    /// A policer lets a probe's burst through, so an estimate can promise more than the path
+    /// carries: each up-switch undone within ten seconds doubles the wait before the next one, and
+    /// one that holds makes it short again.
+    @Test func failedUpSwitchesBackOffAndOneThatHoldsResetsTheWait() {
+        var selection = SimulcastSelection(encodingCount: 3, upSwitchDelayNs: 1_000_000_000)
+        var nowNs: Int64 = 0
+        func estimate(_ kbps: Int, after seconds: Double) {
+            nowNs += Int64(seconds * 1e9)
+            selection.update(estimateKbps: kbps, encodingRatesKbps: Self.rates, nowNs: nowNs)
+        }
+        estimate(300, after: 0)
+        #expect(selection.targetEncoding == 0)
+        for expectedDelay in [1.0, 2.0, 4.0, 8.0] {
+            #expect(selection.currentUpSwitchDelayNs == Int64(expectedDelay * 1e9))
+            estimate(600, after: 1)
+            estimate(600, after: expectedDelay - 0.001)
+            #expect(selection.targetEncoding == 0, "not before \(expectedDelay) s")
+            estimate(600, after: 0.001)
+            #expect(selection.targetEncoding == 1)
+            estimate(300, after: 3)
+            #expect(selection.targetEncoding == 0, "the path did not carry it")
+        }
+        #expect(selection.currentUpSwitchDelayNs == 16_000_000_000)
+        estimate(600, after: 1)
+        estimate(600, after: 16)
+        #expect(selection.targetEncoding == 1)
+        estimate(600, after: 10)
+        #expect(selection.currentUpSwitchDelayNs == 1_000_000_000, "it held for ten seconds")
+        estimate(300, after: 1)
+        #expect(selection.targetEncoding == 0 && selection.currentUpSwitchDelayNs == 1_000_000_000)
+    }
+
     @Test func aViewerOnAnEncodingThatIsPausedMovesToOneStillSent() {
         var selection = SimulcastSelection(encodingCount: 3)
         _ = Self.forwarded(Self.capture(0, keyframeOf: [2]), by: &selection)
