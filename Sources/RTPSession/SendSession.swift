@@ -140,9 +140,9 @@ public final class SendSession {
 
     /// Packetizes a frame from the encoder into the store and queues its packets for the pacer.
     /// `frame.encodingIndex` picks the encoding; a frame of an encoding the session does not send
-    /// (one the peer declined) costs a look-up and nothing else. A frame the store cannot hold (only a path
-    /// stalled for seconds fills it) is not sent: it is lost like one the network dropped, and
-    /// the receiver's PLI will bring a keyframe.
+    /// (one the peer declined) costs a look-up and nothing else. A frame the store cannot hold
+    /// (only a path stalled for seconds fills it) is not sent: it is lost like one the network
+    /// dropped, and the receiver's PLI will bring a keyframe.
     public func send(_ frame: EncodedFrame, nowNs: Int64) {
         guard encodingPositions.indices.contains(frame.encodingIndex), let index = encodingPositions[frame.encodingIndex] else {
             return
@@ -426,8 +426,8 @@ public final class SendSession {
 
     /// Writes the copy of `paced` that goes out now into the batch: the media packet itself (in
     /// RED, RFC 2198, on its first send when FEC is agreed, as its FEC packets are), or a copy
-    /// of it (the same bytes again, or RTX with the RID relabelled as repaired), with the send-time
-    /// extensions stamped.
+    /// of it (the same bytes again, or RTX with the RID relabelled as repaired), with the
+    /// send-time extensions stamped.
     private func write(_ paced: PacedPacket, into batch: RTPPacketBatch, nowNs: Int64) {
         let slot = paced.handle
         store.takeQueuedCopy(slot)

@@ -115,10 +115,10 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Checks what would stop the session: the encodings, their indexes, SSRCs and RIDs, RTX's
     /// values, extension IDs, and an MTU that must carry the largest header (the longest RID's)
-    /// with every extension, the VP8
-    /// descriptor (with a temporal layer's fields), a byte of payload, `protectionOverhead` (the
-    /// SRTP tag) and the RTX prefix; with abs-capture-time, room for a frame's first packet to
-    /// carry it and still have a byte of payload left at the split's worst.
+    /// with every extension, the VP8 descriptor (with a temporal layer's fields), a byte of
+    /// payload, `protectionOverhead` (the SRTP tag) and the RTX prefix; with abs-capture-time,
+    /// room for a frame's first packet to carry it and still have a byte of payload left at the
+    /// split's worst.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
