@@ -46,6 +46,8 @@ public final class SendSession {
     var encodings: [OutgoingEncoding]
     /// Each encoder encoding index's place in `encodings`; nil for an encoding not sent.
     private let encodingPositions: [Int?]
+    /// The encoder's index of each of `encodings`.
+    private let encoderIndexes: [Int]
     var pacer: Pacer
     var congestion: CongestionController
     var hasTransportFeedback = false
@@ -113,9 +115,11 @@ public final class SendSession {
                 rtx: rtx, firstRTXSequenceNumber: .random(in: 0..<(1 << 15), using: &random),
                 keyframeRequestIntervalNs: tuning.keyframeRequestIntervalNs)
         }
-        var positions = [Int?](repeating: nil, count: (configuration.encodings.map(\.encodingIndex).max() ?? 0) + 1)
-        for (position, encoding) in configuration.encodings.enumerated() { positions[encoding.encodingIndex] = position }
+        let encoderIndexes = configuration.encoderIndexes
+        var positions = [Int?](repeating: nil, count: (encoderIndexes.max() ?? 0) + 1)
+        for (position, index) in encoderIndexes.enumerated() { positions[index] = position }
         encodingPositions = positions
+        self.encoderIndexes = encoderIndexes
         store = PacketStore(
             slotCapacity: tuning.mtu, maximumSlotCount: PacketHistory.maximumPackets * configuration.encodings.count + 4_096)
         pacer = Pacer(
@@ -346,7 +350,7 @@ public final class SendSession {
     /// Asks the encoder for a keyframe of the encoding at `encodingIndex` in `encodings` and says so.
     func forwardKeyframeRequest(encodingIndex: Int, source: KeyframeRequestSource) {
         statistics.keyframesOnRequest += 1
-        outputs.append(.encoder(.keyframe(encodingIndex: configuration.encodings[encodingIndex].encodingIndex)))
+        outputs.append(.encoder(.keyframe(encodingIndex: encoderIndexes[encodingIndex])))
         outputs.append(.sink(.keyframeRequested(source)))
     }
 

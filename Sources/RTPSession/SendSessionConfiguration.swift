@@ -65,14 +65,15 @@ public struct FECPayloadTypes: Sendable, Equatable {
 /// media stream's SSRC and starting points, the SSRC of its RTX stream when repairs go as RTX,
 /// and with simulcast the encoding's RID (RFC 8851) that its packets carry.
 public struct EncodingStreams: Sendable, Equatable {
-    /// The frames these streams carry: those whose `EncodedFrame.encodingIndex` is this.
-    public var encodingIndex: Int
+    /// The frames these streams carry: those whose `EncodedFrame.encodingIndex` is this; nil:
+    /// the entry's place in `SendSessionConfiguration.encodings`.
+    public var encodingIndex: Int?
     public var media: RTPSessionParameters
     public var rtxSSRC: UInt32?
     /// Written when `HeaderExtensionIDs.rtpStreamID` is set (and as the repaired RID on RTX).
     public var rid: RTPStreamID?
 
-    public init(encodingIndex: Int = 0, media: RTPSessionParameters, rtxSSRC: UInt32? = nil, rid: RTPStreamID? = nil) {
+    public init(encodingIndex: Int? = nil, media: RTPSessionParameters, rtxSSRC: UInt32? = nil, rid: RTPStreamID? = nil) {
         self.encodingIndex = encodingIndex
         self.media = media
         self.rtxSSRC = rtxSSRC
@@ -125,7 +126,7 @@ public struct SendSessionConfiguration: Sendable {
         if let duplicate = ssrcs.first(where: { ssrc in ssrcs.filter { $0 == ssrc }.count > 1 }) {
             throw .duplicateSSRC(duplicate)
         }
-        let indexes = encodings.map(\.encodingIndex)
+        let indexes = encoderIndexes
         if let bad = indexes.first(where: { index in index < 0 || indexes.filter { $0 == index }.count > 1 }) {
             throw .invalidEncodingIndex(bad)
         }
@@ -150,6 +151,9 @@ public struct SendSessionConfiguration: Sendable {
             + retransmissionOverhead + fecOverhead(headerSize: largestHeader)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
+
+    /// The encoder's index of each entry of `encodings`: its `encodingIndex`, else its place.
+    var encoderIndexes: [Int] { encodings.enumerated().map { position, encoding in encoding.encodingIndex ?? position } }
 
     /// Whether repairs (and padding, probes, keep-alives) go as RTX rather than on the media SSRC.
     var usesRTX: Bool { tuning.retransmission == .rtx }
