@@ -46,6 +46,8 @@ public final class SendSession {
     var encodings: [OutgoingEncoding]
     /// Each encoder encoding index's place in `encodings`; nil for an encoding not sent.
     private let encodingPositions: [Int?]
+    /// The encoder's index of each of `encodings`.
+    private let encoderIndexes: [Int]
     var pacer: Pacer
     var congestion: CongestionController
     var hasTransportFeedback = false
@@ -113,9 +115,11 @@ public final class SendSession {
                 rtx: rtx, firstRTXSequenceNumber: .random(in: 0..<(1 << 15), using: &random),
                 keyframeRequestIntervalNs: tuning.keyframeRequestIntervalNs)
         }
-        var positions = [Int?](repeating: nil, count: (configuration.encodings.map(\.encodingIndex).max() ?? 0) + 1)
-        for (position, encoding) in configuration.encodings.enumerated() { positions[encoding.encodingIndex] = position }
+        let encoderIndexes = configuration.encoderIndexes
+        var positions = [Int?](repeating: nil, count: (encoderIndexes.max() ?? 0) + 1)
+        for (position, index) in encoderIndexes.enumerated() { positions[index] = position }
         encodingPositions = positions
+        self.encoderIndexes = encoderIndexes
         store = PacketStore(
             slotCapacity: tuning.mtu, maximumSlotCount: PacketHistory.maximumPackets * configuration.encodings.count + 4_096)
         pacer = Pacer(
@@ -140,9 +144,9 @@ public final class SendSession {
 
     /// Packetizes a frame from the encoder into the store and queues its packets for the pacer.
     /// `frame.encodingIndex` picks the encoding; a frame of an encoding the session does not send
-    /// (one the peer declined) costs a look-up and nothing else. A frame the store cannot hold (only a path
-    /// stalled for seconds fills it) is not sent: it is lost like one the network dropped, and
-    /// the receiver's PLI will bring a keyframe.
+    /// (one the peer declined) costs a look-up and nothing else. A frame the store cannot hold
+    /// (only a path stalled for seconds fills it) is not sent: it is lost like one the network
+    /// dropped, and the receiver's PLI will bring a keyframe.
     public func send(_ frame: EncodedFrame, nowNs: Int64) {
         guard encodingPositions.indices.contains(frame.encodingIndex), let index = encodingPositions[frame.encodingIndex] else {
             return
@@ -346,7 +350,7 @@ public final class SendSession {
     /// Asks the encoder for a keyframe of the encoding at `encodingIndex` in `encodings` and says so.
     func forwardKeyframeRequest(encodingIndex: Int, source: KeyframeRequestSource) {
         statistics.keyframesOnRequest += 1
-        outputs.append(.encoder(.keyframe(encodingIndex: configuration.encodings[encodingIndex].encodingIndex)))
+        outputs.append(.encoder(.keyframe(encodingIndex: encoderIndexes[encodingIndex])))
         outputs.append(.sink(.keyframeRequested(source)))
     }
 
@@ -426,8 +430,8 @@ public final class SendSession {
 
     /// Writes the copy of `paced` that goes out now into the batch: the media packet itself (in
     /// RED, RFC 2198, on its first send when FEC is agreed, as its FEC packets are), or a copy
-    /// of it (the same bytes again, or RTX with the RID relabelled as repaired), with the send-time
-    /// extensions stamped.
+    /// of it (the same bytes again, or RTX with the RID relabelled as repaired), with the
+    /// send-time extensions stamped.
     private func write(_ paced: PacedPacket, into batch: RTPPacketBatch, nowNs: Int64) {
         let slot = paced.handle
         store.takeQueuedCopy(slot)

@@ -65,14 +65,15 @@ public struct FECPayloadTypes: Sendable, Equatable {
 /// media stream's SSRC and starting points, the SSRC of its RTX stream when repairs go as RTX,
 /// and with simulcast the encoding's RID (RFC 8851) that its packets carry.
 public struct EncodingStreams: Sendable, Equatable {
-    /// The frames these streams carry: those whose `EncodedFrame.encodingIndex` is this.
-    public var encodingIndex: Int
+    /// The frames these streams carry: those whose `EncodedFrame.encodingIndex` is this; nil:
+    /// the entry's place in `SendSessionConfiguration.encodings`.
+    public var encodingIndex: Int?
     public var media: RTPSessionParameters
     public var rtxSSRC: UInt32?
     /// Written when `HeaderExtensionIDs.rtpStreamID` is set (and as the repaired RID on RTX).
     public var rid: RTPStreamID?
 
-    public init(encodingIndex: Int = 0, media: RTPSessionParameters, rtxSSRC: UInt32? = nil, rid: RTPStreamID? = nil) {
+    public init(encodingIndex: Int? = nil, media: RTPSessionParameters, rtxSSRC: UInt32? = nil, rid: RTPStreamID? = nil) {
         self.encodingIndex = encodingIndex
         self.media = media
         self.rtxSSRC = rtxSSRC
@@ -115,17 +116,17 @@ public struct SendSessionConfiguration: Sendable {
 
     /// Checks what would stop the session: the encodings, their indexes, SSRCs and RIDs, RTX's
     /// values, extension IDs, and an MTU that must carry the largest header (the longest RID's)
-    /// with every extension, the VP8
-    /// descriptor (with a temporal layer's fields), a byte of payload, `protectionOverhead` (the
-    /// SRTP tag) and the RTX prefix; with abs-capture-time, room for a frame's first packet to
-    /// carry it and still have a byte of payload left at the split's worst.
+    /// with every extension, the VP8 descriptor (with a temporal layer's fields), a byte of
+    /// payload, `protectionOverhead` (the SRTP tag) and the RTX prefix; with abs-capture-time,
+    /// room for a frame's first packet to carry it and still have a byte of payload left at the
+    /// split's worst.
     public func validate(protectionOverhead: Int) throws(SendSessionError) {
         guard !encodings.isEmpty else { throw .noEncodings }
         let ssrcs = encodings.flatMap { [$0.media.ssrc] + ($0.rtxSSRC.map { [$0] } ?? []) }
         if let duplicate = ssrcs.first(where: { ssrc in ssrcs.filter { $0 == ssrc }.count > 1 }) {
             throw .duplicateSSRC(duplicate)
         }
-        let indexes = encodings.map(\.encodingIndex)
+        let indexes = encoderIndexes
         if let bad = indexes.first(where: { index in index < 0 || indexes.filter { $0 == index }.count > 1 }) {
             throw .invalidEncodingIndex(bad)
         }
@@ -150,6 +151,9 @@ public struct SendSessionConfiguration: Sendable {
             + retransmissionOverhead + fecOverhead(headerSize: largestHeader)
         guard tuning.mtu >= minimum else { throw .mtuTooSmall(mtu: tuning.mtu, minimum: minimum) }
     }
+
+    /// The encoder's index of each entry of `encodings`: its `encodingIndex`, else its place.
+    var encoderIndexes: [Int] { encodings.enumerated().map { position, encoding in encoding.encodingIndex ?? position } }
 
     /// Whether repairs (and padding, probes, keep-alives) go as RTX rather than on the media SSRC.
     var usesRTX: Bool { tuning.retransmission == .rtx }

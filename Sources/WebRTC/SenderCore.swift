@@ -6,15 +6,19 @@ import Synchronization
 import Transport
 
 /// The part of a `WebRTCVideoSender` that the connection's state handler reaches: it builds the
-/// RTP sender when the connection is ready, gates frames (none before ready, a keyframe first),
-/// and turns what the RTP sender reports into events and statistics.
+/// RTP sender when the connection is ready, gates frames (none before ready, none of an encoding
+/// not sent, a keyframe first in each), and turns what the RTP sender reports into events and
+/// statistics.
 final class SenderCore: Sendable {
     struct State {
         var negotiated: NegotiatedVideo?
         weak var connection: WebRTCConnection?
         var rtpSender: RTPVideoSender?
         var reporter = SinkReporter.ignoring
-        var awaitingKeyframe = true
+        /// The encodings the answer left to send; frames of others are dropped unseen.
+        var sentEncodings: Set<Int> = []
+        /// The sent encodings whose first keyframe has not come yet: each starts on its own.
+        var awaitingKeyframe: Set<Int> = []
         var forwarded = 0
         var droppedBeforeReady = 0
         var droppedAwaitingKeyframe = 0
@@ -80,7 +84,8 @@ final class SenderCore: Sendable {
         sender.attach(encoder: control, reporter: SinkReporter { [weak self] event in self?.observe(event) })
         state.withLock { state in
             state.rtpSender = sender
-            state.awaitingKeyframe = true
+            state.sentEncodings = Set(negotiated.sentEncodings.map(\.encodingIndex))
+            state.awaitingKeyframe = state.sentEncodings
         }
         control.requestKeyframe()
         continuation.yield(.keyframeRequested(.application))
@@ -107,12 +112,13 @@ final class SenderCore: Sendable {
         control.setUpstream(encoder)
         let ready = state.withLock { state in
             state.reporter = reporter
-            return state.rtpSender != nil && state.awaitingKeyframe
+            return state.rtpSender != nil && !state.awaitingKeyframe.isEmpty
         }
         if ready { control.requestKeyframe() }
     }
 
-    /// Forwards `frame` once ready, from the first keyframe on; throws when the connection is down.
+    /// Forwards `frame` once ready, from its encoding's first keyframe on, if the answer left its
+    /// encoding to send; throws when the connection is down.
     func consume(_ frame: EncodedFrame) throws {
         let (sender, failure): (RTPVideoSender?, WebRTCError?) = state.withLock { state in
             if let failure = state.failure { return (nil, failure) }
@@ -120,12 +126,13 @@ final class SenderCore: Sendable {
                 state.droppedBeforeReady += 1
                 return (nil, nil)
             }
-            if state.awaitingKeyframe {
+            guard state.sentEncodings.contains(frame.encodingIndex) else { return (nil, nil) }
+            if state.awaitingKeyframe.contains(frame.encodingIndex) {
                 guard frame.isKeyframe else {
                     state.droppedAwaitingKeyframe += 1
                     return (nil, nil)
                 }
-                state.awaitingKeyframe = false
+                state.awaitingKeyframe.remove(frame.encodingIndex)
             }
             state.forwarded += 1
             return (sender, nil)

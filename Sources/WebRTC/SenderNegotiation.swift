@@ -93,27 +93,24 @@ struct SenderNegotiation: Sendable {
                 mid: negotiated.mid.flatMap(MediaIdentification.init)))
     }
 
-    /// One `EncodingStreams` per encoding sent, in the same order (lowest index first). Without
-    /// simulcast the one encoding takes the SSRCs of the offer's `a=ssrc` lines; with it, whose
-    /// streams no `a=ssrc` named, each takes random SSRCs (RFC 3550 section 8.1), all distinct.
+    /// One `EncodingStreams` per encoding sent, in the same order (lowest index first), with its
+    /// RID. The first takes `ssrc` and `rtxSSRC`, which the `a=ssrc` lines of a description
+    /// without simulcast announce; the others, which no `a=ssrc` names (RFC 8853 section 5.2),
+    /// take random SSRCs (RFC 3550 section 8.1), all distinct.
     func encodingStreams(_ sent: [SentEncoding], rtx: Bool) -> [EncodingStreams] {
-        guard !configuration.simulcast.isEmpty else {
-            var media = RTPSessionParameters.random()
-            media.ssrc = ssrc
-            return sent.map { EncodingStreams(encodingIndex: $0.encodingIndex, media: media, rtxSSRC: rtx ? rtxSSRC : nil) }
-        }
-        var used = Set<UInt32>()
+        var used: Set<UInt32> = [ssrc, rtxSSRC]
         func unusedSSRC() -> UInt32 {
             while true {
                 let ssrc = UInt32.random(in: .min ... .max)
                 if used.insert(ssrc).inserted { return ssrc }
             }
         }
-        return sent.map { encoding in
+        return sent.enumerated().map { position, encoding in
             var media = RTPSessionParameters.random()
-            media.ssrc = unusedSSRC()
+            media.ssrc = position == 0 ? ssrc : unusedSSRC()
+            let rtxSSRC = position == 0 ? rtxSSRC : unusedSSRC()
             return EncodingStreams(
-                encodingIndex: encoding.encodingIndex, media: media, rtxSSRC: rtx ? unusedSSRC() : nil,
+                encodingIndex: encoding.encodingIndex, media: media, rtxSSRC: rtx ? rtxSSRC : nil,
                 rid: encoding.rid.flatMap(RTPStreamID.init))
         }
     }

@@ -26,10 +26,10 @@ public struct WebRTCSenderConfiguration: Sendable {
     public var rtxPayloadType: UInt8
     public var fecPayloadTypes: FECPayloadTypes
     /// The simulcast encodings an offer carries, in the order its `a=rid` and `a=simulcast:send`
-    /// lines list them (the order the receiver expects: Janus and mediasoup read it as they
-    /// choose); empty: one encoding, no simulcast. Each names the encoder's `encodingIndex` (0
-    /// the lowest resolution) and a RID of 1 to 16 letters, digits, - or _, which its packets
-    /// carry (RFC 8852). Answers ignore it.
+    /// lines list them, which SFUs read differently, so the caller sets it for its receiver;
+    /// empty: one encoding, no simulcast. Each names the encoder's `encodingIndex` (0 the lowest
+    /// resolution) and a RID of 1 to 16 letters, digits, - or _, which its packets carry
+    /// (RFC 8852). Answers ignore it.
     public var simulcast: [SimulcastEncoding]
 
     public init(

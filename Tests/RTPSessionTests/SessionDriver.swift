@@ -49,7 +49,7 @@ final class SessionDriver {
                 ssrc: Self.ssrc(ofEncoding: index), initialSequenceNumber: UInt16(100 * (index + 1)), timestampOffset: 0,
                 initialPictureID: 0)
             return EncodingStreams(
-                encodingIndex: encodingIndexes?[index] ?? index, media: media, rtxSSRC: Self.rtxSSRC(ofEncoding: index),
+                encodingIndex: encodingIndexes?[index], media: media, rtxSSRC: Self.rtxSSRC(ofEncoding: index),
                 rid: rids.indices.contains(index) ? RTPStreamID(rids[index]) : nil)
         }
         session = try SendSession(

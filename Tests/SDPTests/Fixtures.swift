@@ -12,6 +12,7 @@ enum Fixture: String, CaseIterable, CustomStringConvertible {
     case aiortcRecvonlyOffer = "aiortc-recvonly-offer"
     case aiortcAnswerToCamrtpOffer = "aiortc-answer-to-camrtp-offer"
     case janusStreamingOffer = "janus-streaming-offer"
+    case janusVideoRoomAnswerToCamrtpSimulcastOffer = "janus-videoroom-answer-to-camrtp-simulcast-offer"
 
     var description: String { rawValue }
 

@@ -148,6 +148,19 @@ struct SimulcastNegotiationTests {
         #expect(video.extensions.contains(HeaderExtensionMapping(id: 4, uri: Self.mid)))
     }
 
+    /// Janus VideoRoom's own answer to this offer: all three kept, with the MID, RID and
+    /// repaired-RID extensions, RTX, and no FEC.
+    @Test func janusVideoRoomsAnswerKeepsAllThree() throws {
+        let offer = Self.publisher.makeOffer()
+        let video = try Self.publisher.acceptAnswer(Setup.parse(.janusVideoRoomAnswerToCamrtpSimulcastOffer), to: offer)
+        #expect(video.sentEncodings == [
+            SentEncoding(encodingIndex: 0, rid: "q"), SentEncoding(encodingIndex: 1, rid: "h"), SentEncoding(encodingIndex: 2, rid: "f"),
+        ])
+        #expect(video.extensions.filter { [Self.mid, Self.rid, Self.repairedRID].contains($0.uri) }.map(\.id) == [4, 10, 11])
+        #expect(video.rtxPayloadType == 97 && video.fec == nil && video.localDTLSRole == .server)
+        #expect(video.feedback == [.nack, .pli, .fir, .transportCC, .remb])
+    }
+
     @Test func fewerRIDsOrPausedOnesAreNotSent() throws {
         let offer = Self.publisher.makeOffer()
         let two = try Self.publisher.acceptAnswer(Self.sfuAnswer(simulcast: "a=simulcast:recv f;q", rids: ["f", "q"]), to: offer)

@@ -2,6 +2,7 @@ import Capture
 import MediaCore
 import RTP
 import RTPSession
+import SDP
 import Synchronization
 import TestSupport
 import Testing
@@ -110,6 +111,50 @@ struct WebRTCLoopbackTests {
         #expect(sender.state == .closed)
         receiver.close()
         #expect(sender.statistics.transport?.packetsSent ?? 0 > 0)
+    }
+
+    /// A peer without simulcast answers an offer of three encodings with none of its lines: the
+    /// highest encoding goes alone, the others' frames are dropped unseen, and the peer decodes
+    /// every picture.
+    @Test(.timeLimit(.minutes(2)))
+    func aSimulcastOfferAnsweredWithoutSimulcastSendsTheTopEncodingAlone() async throws {
+        let frames = try Frames()
+        var configuration = WebRTCSenderConfiguration(transport: Self.options)
+        configuration.simulcast = [
+            SimulcastEncoding(rid: "q", encodingIndex: 0, maxWidth: 80, maxHeight: 60),
+            SimulcastEncoding(rid: "h", encodingIndex: 1, maxWidth: 160, maxHeight: 120), SimulcastEncoding(rid: "f", encodingIndex: 2),
+        ]
+        let sender = try await WebRTCVideoSender.offering(configuration: configuration)
+        #expect(sender.localDescription.contains("a=simulcast:send q;h;f\r\n"))
+        #expect(!sender.localDescription.contains("a=ssrc:"))
+        let receiver = try await TestReceiver(offer: sender.localDescription, options: Self.options)
+        #expect(!receiver.answer.contains("a=simulcast"))
+        try sender.acceptAnswer(receiver.answer)
+        #expect(sender.negotiated.sentEncodings == [SentEncoding(encodingIndex: 2)])
+
+        sender.attach(encoder: ManualEncoderControl { frames.encoder.requestKeyframe() }, reporter: .ignoring)
+        async let receiverReady: Void = receiver.waitUntilReady()
+        try await sender.waitUntilConnected()
+        try await receiverReady
+        var decoded = receiver.frames.makeAsyncIterator()
+        for _ in 0..<10 {
+            // Each picture in every encoding, lowest first, as a simulcast encoder hands them over.
+            var frame = try frames.next()
+            for index in 0..<3 {
+                frame.encodingIndex = index
+                try sender.consume(frame)
+            }
+        }
+        for _ in 0..<10 {
+            let frame = try #require(await decoded.next())
+            #expect(frame.width == Self.width && frame.height == Self.height)
+        }
+        #expect(sender.statistics.framesForwarded == 10)
+        #expect(sender.statistics.framesDroppedAwaitingKeyframe == 0)
+
+        try sender.finish()
+        sender.close()
+        receiver.close()
     }
 
     private func ssrc(of sender: WebRTCVideoSender) throws -> UInt32 {
