@@ -49,9 +49,9 @@ import Testing
     /// A receiver that takes one stream cannot take simulcast, and the line says where it goes.
     @Test func singleStreamCommandsRefuseSimulcast() throws {
         #expect(Self.usageMessage { try LayerOptions.parse(["--simulcast", "2"]).refuseSimulcast(command: "send") }
-            == "--simulcast is for publish, whose receiver (an SFU) takes several streams; send makes one stream")
+            == "--simulcast is for publish and serve, which pick among several streams for their receivers; send makes one stream")
         #expect(Self.usageMessage { try SingleStreamOptions.parse(["--simulcast", "2"]).validate(command: "record") }
-            == "--simulcast is for publish, whose receiver (an SFU) takes several streams; record makes one stream")
+            == "--simulcast is for publish and serve, which pick among several streams for their receivers; record makes one stream")
         #expect(Self.usageMessage { try SingleStreamOptions.parse([]).validate(command: "loopback") } == nil)
     }
 }
