@@ -31,7 +31,7 @@ struct SenderNegotiation: Sendable {
 
     /// The extensions we write, with the ids of our offers: the playout delay only when the
     /// tuning asks for one; with simulcast the MID and the RID, and the repaired RID with RTX,
-    /// which name the streams where no `a=ssrc` does (RFC 8853 section 5.2).
+    /// which name the streams where no `a=ssrc` does (RFC 8853 section 5.5).
     var extensions: [HeaderExtensionMapping] {
         var mappings: [HeaderExtensionMapping] = []
         if configuration.absoluteSendTime {
@@ -95,7 +95,7 @@ struct SenderNegotiation: Sendable {
 
     /// One `EncodingStreams` per encoding sent, in the same order (lowest index first), with its
     /// RID. The first takes `ssrc` and `rtxSSRC`, which the `a=ssrc` lines of a description
-    /// without simulcast announce; the others, which no `a=ssrc` names (RFC 8853 section 5.2),
+    /// without simulcast announce; the others, which no `a=ssrc` names (RFC 8853 section 5.5),
     /// take random SSRCs (RFC 3550 section 8.1), all distinct.
     func encodingStreams(_ sent: [SentEncoding], rtx: Bool) -> [EncodingStreams] {
         var used: Set<UInt32> = [ssrc, rtxSSRC]

@@ -17,7 +17,7 @@ public struct VideoNegotiator: Sendable {
     /// our feedback, RTX when we have an RTX SSRC, RED and ULPFEC when we have FEC, our
     /// extensions, and receiver reference time reports (we answer them). With simulcast, the
     /// encodings' `a=rid` and `a=simulcast:send` lines instead of `a=ssrc`: the streams are named
-    /// by the RID their packets carry (RFC 8853 section 5.2), as Chrome's offers do.
+    /// by the RID their packets carry (RFC 8853 section 5.5), as Chrome's offers do.
     public func makeOffer() -> SessionDescription {
         var section = videoSection(
             transportProtocol: .udpTLSRTPSAVPF, mid: sender.mid, payloadType: sender.payloadType,
