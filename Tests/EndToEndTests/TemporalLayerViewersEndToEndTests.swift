@@ -12,8 +12,13 @@ extension EndToEnd {
         static let httpPort = 8080
         static var base: String { "http://\(RelayedNetwork.leftAddress):\(httpPort)/" }
 
-        @Test(.timeLimit(.minutes(5)))
-        func aSlowViewerIsSentTheBaseLayerWhileTheCleanOneGetsAllThree() async throws {
+        /// Two viewers of `camrtp serve` with `options`, playing: the clean one (viewer 1) on
+        /// the server's host, the slow one (viewer 2, joining once the first plays) behind the
+        /// 400 kbit/s policer; then `body`, and everything stopped.
+        func withTwoViewers(
+            serving options: [String],
+            _ body: (_ network: RelayedNetwork, _ server: ExternalTool.Running, _ clean: Viewer, _ slow: Viewer) async throws -> Void
+        ) async throws {
             guard ExternalTool.locate("chromium") != nil else { try Test.cancel("needs chromium (apt-get install chromium)") }
             if let reason = RelayedNetwork.unavailableReason { try Test.cancel("two hosts and a router: \(reason)") }
             let network = try RelayedNetwork(dropsDirectUDP: false)
@@ -21,60 +26,81 @@ extension EndToEnd {
             // 400 kbit/s, with a burst of about half a second.
             try network.limitUDPToRight(kilobytesPerSecond: 50, burstKilobytes: 30)
             let server = try network.start(in: network.left, [
-                CamrtpBinary.path, "serve", "--source", "testsrc:640x480@30", "--http", "\(RelayedNetwork.leftAddress):\(Self.httpPort)",
-                "--local-address", RelayedNetwork.leftAddress, "--no-auth", "--temporal-layers", "3",
-            ])
+                CamrtpBinary.path, "serve", "--http", "\(RelayedNetwork.leftAddress):\(Self.httpPort)",
+                "--local-address", RelayedNetwork.leftAddress, "--no-auth",
+            ] + options)
             defer {
                 server.interrupt()
                 _ = server.wait(timeout: 10)
             }
             try #require(server.waitForLine(containing: "serving", in: .stderr) != nil, "\(server.output(.stderr))")
 
-            // The clean viewer joins first (viewer 1), the slow one once it plays (viewer 2).
             let clean = try viewer(in: network.left, network: network)
             defer { stop(clean) }
             let cleanResource = try #require(Self.resource(clean, decoded: 30), "\(clean.output(.stdout)) \(server.output(.stderr))")
             let slow = try viewer(in: network.right, network: network)
             defer { stop(slow) }
             let slowResource = try #require(Self.resource(slow, decoded: 30), "\(slow.output(.stdout)) \(server.output(.stderr))")
+            try await body(network, server, Viewer(process: clean, resource: cleanResource), Viewer(process: slow, resource: slowResource))
+        }
 
-            // The slow viewer's estimate falls below what all layers need: it is sent fewer
-            // layers while the clean one keeps all three.
-            let metricsURL = Self.base + "metrics"
-            var scrape = try Self.scrape(metricsURL, network: network)
-            let layer = { (scrape: MetricsEndToEndTests.Scrape, resource: String) in
-                scrape.value("camrtp_viewer_temporal_layer", ["viewer": resource])
-            }
-            let deadline = TestPatience.deadline
-            while !(layer(scrape, slowResource).map({ $0 < 2 }) == true && layer(scrape, cleanResource) == 2), Date() < deadline {
-                try #require(server.isRunning, "\(server.output(.stderr))")
-                try await Task.sleep(for: .milliseconds(200))
-                scrape = try Self.scrape(metricsURL, network: network)
-            }
-            #expect(scrape.families["camrtp_viewer_temporal_layer"] == "gauge", "\(scrape.text)")
-            #expect(layer(scrape, cleanResource) == 2, "\(scrape.text)")
-            #expect(layer(scrape, slowResource).map { $0 < 2 } == true, "\(scrape.text)")
-
-            // Both go on decoding, each at its own layers.
-            let cleanAt = Self.decodedFrames(in: clean.output(.stdout)), slowAt = Self.decodedFrames(in: slow.output(.stdout))
-            #expect(Self.resource(clean, decoded: cleanAt + 60) != nil, "\(clean.output(.stdout))")
-            #expect(Self.resource(slow, decoded: slowAt + 15) != nil, "\(slow.output(.stdout))")
-            let cleanStats = Self.lastStats(clean), slowStats = Self.lastStats(slow)
-            #expect(slowStats?["frameWidth"] as? Int == 640 && slowStats?["frameHeight"] as? Int == 480, "\(slowStats ?? [:])")
-            for (name, stats) in [("clean", cleanStats), ("slow", slowStats)] {
-                print("\(name) viewer in Chromium: \(stats?["framesPerSecond"] ?? "-") fps, \(stats?["framesDecoded"] ?? "-") decoded, "
+        /// Prints what each viewer's Chromium says of its stream, stops the viewers and then the
+        /// server, which must exit 0 without an error, and prints its leave lines.
+        func stopAll(server: ExternalTool.Running, clean: Viewer, slow: Viewer) -> ExternalTool.Result {
+            for (name, viewer) in [("clean", clean), ("slow", slow)] {
+                let stats = Self.lastStats(viewer.process)
+                print("\(name) viewer in Chromium: \(stats?["frameWidth"] ?? "-")x\(stats?["frameHeight"] ?? "-"), "
+                    + "\(stats?["framesPerSecond"] ?? "-") fps, \(stats?["framesDecoded"] ?? "-") decoded, "
                     + "\(stats?["freezeCount"] ?? "-") freezes, \(stats?["totalFreezesDuration"] ?? "-") s frozen")
             }
-
-            stop(slow)
-            stop(clean)
+            stop(slow.process)
+            stop(clean.process)
             server.interrupt()
             let result = server.wait(timeout: TestPatience.seconds)
             #expect(result.status == 0, "\(result.stderr)")
             #expect(!result.stderr.contains(" error "), "\(result.stderr)")
-            let slowLeft = result.stderr.split(separator: "\n").first { $0.contains("viewer 2 left") }
-            #expect(slowLeft?.contains("above its temporal layer") == true, "\(result.stderr)")
             for line in result.stderr.split(separator: "\n") where line.contains(" left: ") { print(line) }
+            return result
+        }
+
+        /// A Chromium viewer and its WHEP resource id.
+        struct Viewer {
+            let process: ExternalTool.Running
+            let resource: String
+        }
+
+        @Test(.timeLimit(.minutes(5)))
+        func aSlowViewerIsSentTheBaseLayerWhileTheCleanOneGetsAllThree() async throws {
+            try await withTwoViewers(serving: ["--source", "testsrc:640x480@30", "--temporal-layers", "3"]) { network, server, clean, slow in
+                let (cleanResource, slowResource) = (clean.resource, slow.resource)
+                // The slow viewer's estimate falls below what all layers need: it is sent fewer
+                // layers while the clean one keeps all three.
+                let metricsURL = Self.base + "metrics"
+                var scrape = try Self.scrape(metricsURL, network: network)
+                let layer = { (scrape: MetricsEndToEndTests.Scrape, resource: String) in
+                    scrape.value("camrtp_viewer_temporal_layer", ["viewer": resource])
+                }
+                let deadline = TestPatience.deadline
+                while !(layer(scrape, slowResource).map({ $0 < 2 }) == true && layer(scrape, cleanResource) == 2), Date() < deadline {
+                    try #require(server.isRunning, "\(server.output(.stderr))")
+                    try await Task.sleep(for: .milliseconds(200))
+                    scrape = try Self.scrape(metricsURL, network: network)
+                }
+                #expect(scrape.families["camrtp_viewer_temporal_layer"] == "gauge", "\(scrape.text)")
+                #expect(layer(scrape, cleanResource) == 2, "\(scrape.text)")
+                #expect(layer(scrape, slowResource).map { $0 < 2 } == true, "\(scrape.text)")
+
+                // Both go on decoding, each at its own layers.
+                let cleanAt = Self.decodedFrames(in: clean.process.output(.stdout)), slowAt = Self.decodedFrames(in: slow.process.output(.stdout))
+                #expect(Self.resource(clean.process, decoded: cleanAt + 60) != nil, "\(clean.process.output(.stdout))")
+                #expect(Self.resource(slow.process, decoded: slowAt + 15) != nil, "\(slow.process.output(.stdout))")
+                let slowStats = Self.lastStats(slow.process)
+                #expect(slowStats?["frameWidth"] as? Int == 640 && slowStats?["frameHeight"] as? Int == 480, "\(slowStats ?? [:])")
+
+                let result = stopAll(server: server, clean: clean, slow: slow)
+                let slowLeft = result.stderr.split(separator: "\n").first { $0.contains("viewer 2 left") }
+                #expect(slowLeft?.contains("above its temporal layer") == true, "\(result.stderr)")
+            }
         }
 
         /// Chromium on the viewer page in host `name`, playing until the test stops it.
