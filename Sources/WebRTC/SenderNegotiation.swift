@@ -93,6 +93,19 @@ struct SenderNegotiation: Sendable {
                 mid: negotiated.mid.flatMap(MediaIdentification.init)))
     }
 
+    /// What can be sent of what the answer kept: simulcast streams are told apart by their RID
+    /// alone (no `a=ssrc` names them, RFC 8853 section 5.5), so an answer that keeps several
+    /// encodings but not the RID extension gets the highest of them alone, without RID, as an
+    /// answer without `a=simulcast` does.
+    static func sendable(_ negotiated: NegotiatedVideo) -> NegotiatedVideo {
+        guard negotiated.sentEncodings.count > 1, !negotiated.extensions.contains(where: { $0.uri == RTPHeaderExtensionURI.rtpStreamID }),
+            let highest = negotiated.sentEncodings.last
+        else { return negotiated }
+        var sendable = negotiated
+        sendable.sentEncodings = [SentEncoding(encodingIndex: highest.encodingIndex)]
+        return sendable
+    }
+
     /// One `EncodingStreams` per encoding sent, in the same order (lowest index first), with its
     /// RID. The first takes `ssrc` and `rtxSSRC`, which the `a=ssrc` lines of a description
     /// without simulcast announce; the others, which no `a=ssrc` names (RFC 8853 section 5.5),

@@ -135,7 +135,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
         }
         let video: NegotiatedVideo
         do {
-            video = try negotiator.acceptAnswer(answer, to: offer)
+            video = SenderNegotiation.sendable(try negotiator.acceptAnswer(answer, to: offer))
         } catch {
             throw WebRTCError.negotiation(error)
         }

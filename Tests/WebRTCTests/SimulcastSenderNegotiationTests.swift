@@ -19,9 +19,9 @@ struct SimulcastSenderNegotiationTests {
 
     /// The SFU's answer to `offer`, written as Janus VideoRoom and mediasoup write theirs: the
     /// offer's formats, feedback and extension IDs, `a=rid:<rid> recv` and `a=simulcast:recv`.
-    static func sfuAnswer(to offer: SessionDescription, simulcast: String?) throws -> SessionDescription {
+    static func sfuAnswer(to offer: SessionDescription, simulcast: String?, dropping droppedURI: String? = nil) throws -> SessionDescription {
         let section = offer.media[0]
-        let extensions = section.extensions.map { "a=extmap:\($0.id) \($0.uri)" }
+        let extensions = section.extensions.filter { $0.uri != droppedURI }.map { "a=extmap:\($0.id) \($0.uri)" }
         let kept = simulcast.map { line in
             line.dropFirst("a=simulcast:recv ".count).split(whereSeparator: { ";,".contains($0) }).map { "a=rid:\($0.drop { $0 == "~" }) recv" } + [line]
         } ?? []
@@ -44,16 +44,27 @@ struct SimulcastSenderNegotiationTests {
 
     /// Offers the encodings, accepts the SFU's answer, and builds the sender's session.
     static func negotiate(
-        simulcast: String?, configuration: WebRTCSenderConfiguration = WebRTCSenderConfiguration(simulcast: encodings)
+        simulcast: String?, configuration: WebRTCSenderConfiguration = WebRTCSenderConfiguration(simulcast: encodings),
+        dropping droppedURI: String? = nil
     ) throws -> (NegotiatedVideo, SendSessionConfiguration) {
         let negotiation = SenderNegotiation(configuration: configuration)
         let negotiator = VideoNegotiator(
             sender: negotiation.localVideoSender, transport: transport(), origin: Origin(sessionID: 1, address: .ipv4("127.0.0.1")))
         let offer = negotiator.makeOffer()
-        let video = try negotiator.acceptAnswer(sfuAnswer(to: offer, simulcast: simulcast), to: offer)
+        let video = SenderNegotiation.sendable(
+            try negotiator.acceptAnswer(sfuAnswer(to: offer, simulcast: simulcast, dropping: droppedURI), to: offer))
         let sender = negotiation.senderConfiguration(for: video, outboundKey: key, inboundKey: key, transport: SenderNegotiationTests.NoTransport())
         try sender.validate()
         return (video, sender.session)
+    }
+
+    /// Without the RID extension the SFU could not tell the streams apart: the highest
+    /// encoding it kept goes alone, without RID, on the SSRC the first stream takes.
+    @Test func anAnswerThatKeepsSimulcastButNotTheRIDExtensionGetsTheHighestEncodingAlone() throws {
+        let (video, session) = try Self.negotiate(simulcast: "a=simulcast:recv f;h;q", dropping: RTPHeaderExtensionURI.rtpStreamID)
+        #expect(video.sentEncodings == [SentEncoding(encodingIndex: 2)])
+        #expect(session.encodings.count == 1 && session.encodings[0].encodingIndex == 2 && session.encodings[0].rid == nil)
+        #expect(session.extensions.rtpStreamID == nil)
     }
 
     @Test func theOfferCarriesTheRIDExtensionsAndTheEncodings() {
