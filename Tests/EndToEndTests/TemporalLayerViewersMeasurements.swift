@@ -10,7 +10,7 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
     /// simulcast encodings (`CAMRTP_LAYERS_MEASURE=simulcast` for these alone). Each viewer's
     /// decoded frame rate and bitrate over 20 s, and Chromium's own inbound-rtp
     /// framesPerSecond, freezeCount and totalFreezesDuration over the same window, after 10 s
-    /// of settling.
+    /// of settling (`CAMRTP_LAYERS_SETTLE` seconds if set).
     @Test(.enabled(if: ["1", "simulcast"].contains(ProcessInfo.processInfo.environment["CAMRTP_LAYERS_MEASURE"])))
     func measureACleanViewerBesideASlowOne() async throws {
         let layered = ["testsrc:640x480@30", "--temporal-layers"]
@@ -39,7 +39,7 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
                 viewers.append(("slow", try viewer(in: network.right, network: network)))
                 try #require(Self.resource(viewers[1].1, decoded: 10) != nil)
             }
-            try await Task.sleep(for: .seconds(10))
+            try await Task.sleep(for: .seconds(Self.settleSeconds))
             let startNs = MonotonicClock.nowNs()
             try await Task.sleep(for: .seconds(20))
             for (name, viewer) in viewers {
@@ -66,6 +66,11 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
             let result = server.wait(timeout: TestPatience.seconds)
             for line in result.stderr.split(separator: "\n") where line.contains(" left: ") { print("  \(line)") }
         }
+    }
+
+    /// How long the viewers play before the window: 10 s, or `CAMRTP_LAYERS_SETTLE` seconds.
+    static var settleSeconds: Int {
+        ProcessInfo.processInfo.environment["CAMRTP_LAYERS_SETTLE"].flatMap { Int($0) } ?? 10
     }
 
     static func number(_ value: Any?) -> Double {
