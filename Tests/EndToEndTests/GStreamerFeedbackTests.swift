@@ -47,9 +47,14 @@ extension EndToEnd {
             // A real-time sender on a loaded machine may drop a frame itself (late to the
             // encoder); those are not the network's losses.
             let droppedBySender = run.stats.totalDropped
-            #expect(
-                (intact.count + droppedBySender) * 100 >= Self.judgedFrames * 99,
-                "intact \(intact.count), \(droppedBySender) dropped by the sender; not intact: \(Self.describeDamage(run, intact: intact, reference: reference))")
+            // A packet the receiver gives up on costs every frame until the keyframe it then asks
+            // for: a run of frames, where a frame the sender dropped is one. Seen once on a loaded
+            // CI machine with every request answered (GStreamer's repair timers wait for a busy
+            // core), so one such run is tolerated; a second means repair failed.
+            let gaveUp = Self.damagedRuns(intact: intact).filter { $0.count > 1 }
+            let damage = "intact \(intact.count), \(droppedBySender) dropped by the sender; not intact: \(Self.describeDamage(run, intact: intact, reference: reference))"
+            #expect(gaveUp.count <= 1, "\(damage)")
+            #expect((intact.count + droppedBySender + (gaveUp.first?.count ?? 0)) * 100 >= Self.judgedFrames * 99, "\(damage)")
             #expect(run.relay.forward.packets.droppedLoss > 0, "the relay must have lost packets for this to mean anything")
             #expect(sender.nackedPackets > 0)
             #expect(sender.packetsRetransmitted > 0)
@@ -208,6 +213,20 @@ extension EndToEnd {
             return Run(
                 psnrByIndex: decoded.psnrByIndex(sourceCount: clip.frames.count), stats: try FeedbackRun.stats(at: statsPath),
                 relay: relayStats)
+        }
+
+        /// The runs of consecutive judged frames that are not intact.
+        static func damagedRuns(intact: [Int]) -> [Range<Int>] {
+            let intact = Set(intact)
+            var runs: [Range<Int>] = []
+            for index in 0..<judgedFrames where !intact.contains(index) {
+                if let last = runs.last, last.upperBound == index {
+                    runs[runs.count - 1] = last.lowerBound..<(index + 1)
+                } else {
+                    runs.append(index..<(index + 1))
+                }
+            }
+            return runs
         }
 
         /// The frames that are not intact, with their PSNR and the reference's, or "missing".
