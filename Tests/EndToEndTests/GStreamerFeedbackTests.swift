@@ -50,11 +50,17 @@ extension EndToEnd {
             // A packet the receiver gives up on costs every frame until the keyframe it then asks
             // for: a run of frames, where a frame the sender dropped is one. Seen once on a loaded
             // CI machine with every request answered (GStreamer's repair timers wait for a busy
-            // core), so one such run is tolerated; a second means repair failed.
+            // core), so one such run is tolerated when camrtp answered every request; a second
+            // means repair failed.
             let gaveUp = Self.damagedRuns(intact: intact).filter { $0.count > 1 }
-            let damage = "intact \(intact.count), \(droppedBySender) dropped by the sender; not intact: \(Self.describeDamage(run, intact: intact, reference: reference))"
+            let everyRequestAnswered = sender.packetsRetransmitted == sender.nackedPackets
+            let tolerated = everyRequestAnswered ? gaveUp.first?.count ?? 0 : 0
+            let damage = """
+                intact \(intact.count), \(droppedBySender) dropped by the sender, \(sender.packetsRetransmitted) of \(sender.nackedPackets) \
+                requests answered; not intact: \(Self.describeDamage(run, intact: intact, reference: reference))
+                """
             #expect(gaveUp.count <= 1, "\(damage)")
-            #expect((intact.count + droppedBySender + (gaveUp.first?.count ?? 0)) * 100 >= Self.judgedFrames * 99, "\(damage)")
+            #expect((intact.count + droppedBySender + tolerated) * 100 >= Self.judgedFrames * 99, "\(damage)")
             #expect(run.relay.forward.packets.droppedLoss > 0, "the relay must have lost packets for this to mean anything")
             #expect(sender.nackedPackets > 0)
             #expect(sender.packetsRetransmitted > 0)
