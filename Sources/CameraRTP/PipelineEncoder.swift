@@ -48,6 +48,10 @@ enum PipelineEncoder: Sendable {
         }
     }
 
+    func setActiveEncodings(_ encodings: Set<Int>) {
+        if case .simulcast(let encoder) = self { encoder.setActiveEncodings(encodings) }
+    }
+
     /// The total target; a simulcast encoder shares it out among its encodings.
     func setBitrate(kbps: Int) {
         switch self {

@@ -441,6 +441,10 @@ final class PipelineEncoderControl: EncoderControl {
         encoder.setBitrate(kbps: kbps)
     }
 
+    func setActiveEncodings(_ encodings: Set<Int>) {
+        encoder.setActiveEncodings(encodings)
+    }
+
     func setNetworkCongested(_ congested: Bool) {
         self.congested.store(congested, ordering: .relaxed)
     }

@@ -25,6 +25,14 @@ public protocol EncoderControl: AnyObject, Sendable {
     /// While true the network is holding more than its congestion window, so frames are dropped
     /// before encoding (counted as `congestion`) instead of queueing behind the data in flight.
     func setNetworkCongested(_ congested: Bool)
+    /// Only `encodings` (`EncodedFrame.encodingIndex`) are sent: the answer declined the others,
+    /// so a simulcast encoder stops coding them until they are named again.
+    func setActiveEncodings(_ encodings: Set<Int>)
+}
+
+extension EncoderControl {
+    /// An encoder of one encoding sends it, whatever the answer said.
+    public func setActiveEncodings(_ encodings: Set<Int>) {}
 }
 
 /// How a sink tells the pipeline what happened; cheap to copy, safe from any thread.

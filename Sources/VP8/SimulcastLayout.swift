@@ -126,18 +126,25 @@ public struct SimulcastLayout: Sendable, Equatable {
 /// no longer fits is paused (allocated 0) with every one above it; a paused encoding comes back
 /// only once 1.2 × its minimum (capped at its target) fits, the video hysteresis of libwebrtc's
 /// `StableTargetRateExperiment`, so a total near a minimum does not switch it on and off.
-/// Pure; the encoder runs it on its own thread.
+///
+/// An encoding that is not `active` (no receiver takes it: the answer declined its RID) gets 0
+/// and is passed over, as libwebrtc passes over an encoding whose `RtpEncodingParameters.active`
+/// is false: the lowest active one is the one that always gets its minimum, and the total goes
+/// to the active ones. Pure; the encoder runs it on its own thread.
 public struct SimulcastRateAllocator: Sendable {
     /// libwebrtc's default `video_hysteresis_factor`.
     public static let hysteresisFactor = 1.2
 
     /// Lowest first.
     public let rates: [SimulcastRates]
+    /// The encodings that may be sent at all (indices, lowest first); every one at first.
+    public var active: Set<Int>
     /// Which encodings the last allocation sent; nil before the first, which has no hysteresis.
     private var enabled: [Bool]?
 
     public init(rates: [SimulcastRates]) {
         self.rates = rates
+        active = Set(rates.indices)
     }
 
     /// Each encoding's bitrate in bit/s for `totalBps`, lowest first; 0 pauses an encoding.
@@ -145,26 +152,30 @@ public struct SimulcastRateAllocator: Sendable {
         let isFirst = enabled == nil
         var enabled = self.enabled ?? Array(repeating: false, count: rates.count)
         var allocation = Array(repeating: 0, count: rates.count)
-        guard !rates.isEmpty else { return allocation }
-        var left = max(totalBps, rates[0].minBps)
-        var top = 0
-        var index = 0
-        while index < rates.count {
+        guard let lowest = rates.indices.first(where: active.contains) else {
+            self.enabled = Array(repeating: false, count: rates.count)
+            return allocation
+        }
+        var left = max(totalBps, rates[lowest].minBps)
+        var top = lowest
+        var full = false
+        for index in rates.indices {
             let stream = rates[index]
             var minimum = stream.minBps
             if !isFirst && !enabled[index] {
                 minimum = min(Int(Self.hysteresisFactor * Double(stream.minBps)), stream.targetBps)
             }
-            // The lowest always fits: `left` starts at its minimum or more.
-            if index > 0 && left < minimum { break }
+            // The lowest active one always fits: `left` starts at its minimum or more. Once one
+            // does not fit, none above it does: their minimums are higher.
+            let isActive = active.contains(index)
+            full = full || (isActive && index > lowest && left < minimum)
+            enabled[index] = isActive && !full
+            guard enabled[index] else { continue }
             top = index
-            enabled[index] = true
             let rate = min(left, stream.targetBps)
             allocation[index] = rate
             left -= rate
-            index += 1
         }
-        for above in index..<rates.count { enabled[above] = false }
         if left > 0 {
             allocation[top] += min(left, rates[top].maxBps - allocation[top])
         }

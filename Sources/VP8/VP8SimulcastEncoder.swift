@@ -28,9 +28,11 @@ import Synchronization
 /// **Pausing.** An encoding the allocator gives 0 gets `rc_target_bitrate` 0, which libvpx
 /// takes as "skip this stream" (`vp8e_encode` returns at once and tells the encoder above not to
 /// reuse its motion), so it produces nothing; when it is given a rate again its next frame is a
-/// keyframe (libwebrtc's `SetStreamState`).
+/// keyframe (libwebrtc's `SetStreamState`). An encoding no receiver takes
+/// (`setActiveEncodings`) is allocated 0 too, so it costs no CPU.
 ///
-/// `encode` runs on one thread at a time; `requestKeyframe` and `setBitrate(kbps:)` may be called
+/// `encode` runs on one thread at a time; `requestKeyframe`, `setBitrate(kbps:)` and
+/// `setActiveEncodings` may be called
 /// from any thread and take effect on the next picture. A picture of a new size re-initialises
 /// the encoder with the same number of encodings.
 public final class VP8SimulcastEncoder: @unchecked Sendable {
@@ -58,6 +60,8 @@ public final class VP8SimulcastEncoder: @unchecked Sendable {
     /// Bit `i` set: encoding `i` (lowest first) codes its next picture as a keyframe.
     private let keyframeRequests = Atomic<Int>(0)
     private let pendingBitrateKbps = Atomic<Int>(0)
+    /// Bit `i` set: encoding `i` may be sent; bit `count` set: changed since the last picture.
+    private let pendingActive = Atomic<Int>(0)
     private let currentTargetKbps: Atomic<Int>
 
     /// Opens libvpx for `encodings` encodings of `format`'s pictures; `settings.bitrateKbps` is
@@ -123,6 +127,14 @@ public final class VP8SimulcastEncoder: @unchecked Sendable {
         currentTargetKbps.store(max(1, kbps), ordering: .relaxed)
     }
 
+    /// Only `encodings` (indices, lowest first) are coded from the next picture on; the others
+    /// are paused as a rate of 0 pauses them, and one made active again starts with a keyframe.
+    /// libwebrtc does this for an encoding whose `RtpEncodingParameters.active` is false.
+    public func setActiveEncodings(_ encodings: Set<Int>) {
+        let mask = encodings.filter { (0..<count).contains($0) }.reduce(0) { $0 | 1 << $1 }
+        pendingActive.store(mask | 1 << count, ordering: .relaxed)
+    }
+
     /// The total rate control aims at: the last `setBitrate`, else the settings'.
     public var targetBitrateKbps: Int { currentTargetKbps.load(ordering: .relaxed) }
 
@@ -141,11 +153,15 @@ public final class VP8SimulcastEncoder: @unchecked Sendable {
             layout = resized
             format.width = frame.width
             format.height = frame.height
+            let active = allocator.active
             allocator = SimulcastRateAllocator(rates: layout.encodings.map(\.rates))
+            allocator.active = active
             try open()
         }
+        let active = pendingActive.exchange(0, ordering: .relaxed)
+        if active != 0 { allocator.active = Set((0..<count).filter { active & 1 << $0 != 0 }) }
         let pendingKbps = pendingBitrateKbps.exchange(0, ordering: .relaxed)
-        if pendingKbps > 0 { try allocate(totalKbps: pendingKbps) }
+        if pendingKbps > 0 || active != 0 { try allocate(totalKbps: pendingKbps > 0 ? pendingKbps : settings.bitrateKbps) }
 
         let duration = max(1, Int64((90_000 / format.frameRate).rounded()))
         let pts = nextPts

@@ -25,6 +25,9 @@ final class ViewerEncoderControl: EncoderControl {
         owner?.viewerEstimate(id, kbps: kbps)
     }
 
+    /// The viewer's sender has one encoding, which the fan-out picks among all the encoder's.
+    func setActiveEncodings(_ encodings: Set<Int>) {}
+
     func setNetworkCongested(_ congested: Bool) {
         owner?.viewerCongested(id, congested)
     }

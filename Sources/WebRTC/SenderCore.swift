@@ -82,11 +82,14 @@ final class SenderCore: Sendable {
             return
         }
         sender.attach(encoder: control, reporter: SinkReporter { [weak self] event in self?.observe(event) })
+        let sentEncodings = Set(negotiated.sentEncodings.map(\.encodingIndex))
         state.withLock { state in
             state.rtpSender = sender
-            state.sentEncodings = Set(negotiated.sentEncodings.map(\.encodingIndex))
-            state.awaitingKeyframe = state.sentEncodings
+            state.sentEncodings = sentEncodings
+            state.awaitingKeyframe = sentEncodings
         }
+        // Encodings the answer declined cost CPU for nothing.
+        control.setActiveEncodings(sentEncodings)
         control.requestKeyframe()
         continuation.yield(.keyframeRequested(.application))
     }

@@ -83,6 +83,33 @@ import VP8
         #expect(fresh.allocate(totalBps: 1_300_000) == [150_000, 500_000, 650_000])
     }
 
+    /// An encoding the answer declined gets nothing and the total goes to the others, as
+    /// libwebrtc allocates with an inactive encoding: the lowest active one always gets its
+    /// minimum, and the top one sent takes the rest up to its maximum.
+    @Test(arguments: [
+        ([0, 2], 1500, [150_000, 0, 1_350_000]),
+        ([1, 2], 1500, [0, 500_000, 1_000_000]),
+        ([1, 2], 100, [0, 150_000, 0]),
+        ([0, 1], 5000, [150_000, 700_000, 0]),
+        ([2], 300, [0, 0, 600_000]),
+        ([], 1500, [0, 0, 0]),
+    ])
+    func anInactiveEncodingIsPassedOver(active: [Int], totalKbps: Int, expected: [Int]) {
+        var allocator = SimulcastRateAllocator(rates: [Self.quarter, Self.half, Self.full])
+        allocator.active = Set(active)
+        #expect(allocator.allocate(totalBps: totalKbps * 1000) == expected)
+    }
+
+    /// An encoding made active again is a paused one coming back: it needs 1.2 × its minimum.
+    @Test func anEncodingMadeActiveAgainComesBackWithHysteresis() {
+        var allocator = SimulcastRateAllocator(rates: [Self.quarter, Self.half, Self.full])
+        allocator.active = [0, 1]
+        #expect(allocator.allocate(totalBps: 1_300_000) == [150_000, 700_000, 0])
+        allocator.active = [0, 1, 2]
+        #expect(allocator.allocate(totalBps: 1_300_000) == [150_000, 700_000, 0])
+        #expect(allocator.allocate(totalBps: 1_370_000) == [150_000, 500_000, 720_000])
+    }
+
     /// Each encoding's share then splits among its temporal layers as `VP8TemporalLayers`
     /// shares a stream's: 40 %, 60 % and 100 % cumulative with three.
     @Test func eachEncodingsShareSplitsAmongItsTemporalLayers() {

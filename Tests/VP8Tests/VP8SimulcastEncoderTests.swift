@@ -137,6 +137,28 @@ import VP8
         #expect(psnrs.allSatisfy { $0.min()! > 30 }, "\(psnrs)")
     }
 
+    /// An encoding the answer declined is not coded, whichever it is (libvpx codes the ones
+    /// above a skipped one without its motion vectors); made active again it starts with a
+    /// keyframe, and every encoding decodes throughout.
+    @Test(arguments: [0, 1])
+    func anInactiveEncodingMakesNothingAndComesBackWithAKeyframe(declined: Int) throws {
+        let encoder = try VP8SimulcastEncoder(
+            settings: Self.settings(kbps: 2500), format: VP8PictureFormat(width: 1280, height: 720), encodings: 3)
+        let sent = [0, 1, 2].filter { $0 != declined }
+        encoder.setActiveEncodings(Set(sent))
+        let outputs = try Self.encodePattern(encoder: encoder, width: 1280, height: 720, count: 30) { index in
+            if index == 20 { encoder.setActiveEncodings([0, 1, 2]) }
+        }
+        let indices = outputs.map { $0.frames.map(\.encodingIndex) }
+        #expect(indices[..<20].allSatisfy { $0 == sent }, "\(indices)")
+        #expect(indices[20...].allSatisfy { $0 == [0, 1, 2] }, "\(indices)")
+        #expect(outputs[20].frames[declined].isKeyframe)
+        #expect(encoder.encodingBitratesKbps[declined] > 0)
+        let psnrs = try Self.decodeEach(outputs, layout: encoder.layout)
+        #expect(psnrs.map(\.count) == [0, 1, 2].map { $0 == declined ? 10 : 30 })
+        #expect(psnrs.allSatisfy { $0.min()! > 30 }, "\(psnrs)")
+    }
+
     /// libwebrtc's choices per encoding: one thread below the top, the denoiser on the two
     /// largest only, cpu-used −4 at the fastest under 352x288.
     @Test func eachEncodingGetsLibwebrtcsSpeedThreadsAndDenoiser() throws {

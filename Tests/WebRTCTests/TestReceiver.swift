@@ -131,9 +131,11 @@ final class TestReceiver: @unchecked Sendable {
     }
 }
 
-/// An encoder the test drives by hand, counting the keyframe requests the sender makes.
+/// An encoder the test drives by hand, counting the keyframe requests the sender makes and
+/// keeping the encodings it was told to code.
 final class ManualEncoderControl: EncoderControl, Sendable {
     let keyframeRequests = Atomic<Int>(0)
+    let activeEncodings = Mutex<Set<Int>?>(nil)
     let onKeyframeRequest: @Sendable () -> Void
 
     init(onKeyframeRequest: @escaping @Sendable () -> Void) {
@@ -151,4 +153,8 @@ final class ManualEncoderControl: EncoderControl, Sendable {
 
     func setTargetBitrate(kbps: Int) {}
     func setNetworkCongested(_ congested: Bool) {}
+
+    func setActiveEncodings(_ encodings: Set<Int>) {
+        activeEncodings.withLock { $0 = encodings }
+    }
 }

@@ -114,8 +114,8 @@ struct WebRTCLoopbackTests {
     }
 
     /// A peer without simulcast answers an offer of three encodings with none of its lines: the
-    /// highest encoding goes alone, the others' frames are dropped unseen, and the peer decodes
-    /// every picture.
+    /// highest encoding goes alone, the encoder is told to code it alone, the others' frames
+    /// are dropped unseen, and the peer decodes every picture.
     @Test(.timeLimit(.minutes(2)))
     func aSimulcastOfferAnsweredWithoutSimulcastSendsTheTopEncodingAlone() async throws {
         let frames = try Frames()
@@ -132,10 +132,12 @@ struct WebRTCLoopbackTests {
         try sender.acceptAnswer(receiver.answer)
         #expect(sender.negotiated.sentEncodings == [SentEncoding(encodingIndex: 2)])
 
-        sender.attach(encoder: ManualEncoderControl { frames.encoder.requestKeyframe() }, reporter: .ignoring)
+        let control = ManualEncoderControl { frames.encoder.requestKeyframe() }
+        sender.attach(encoder: control, reporter: .ignoring)
         async let receiverReady: Void = receiver.waitUntilReady()
         try await sender.waitUntilConnected()
         try await receiverReady
+        #expect(control.activeEncodings.withLock { $0 } == [2])
         var decoded = receiver.frames.makeAsyncIterator()
         for _ in 0..<10 {
             // Each picture in every encoding, lowest first, as a simulcast encoder hands them over.
