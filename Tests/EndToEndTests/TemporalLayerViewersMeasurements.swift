@@ -7,7 +7,8 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
     /// Figures, not checks (CAMRTP_LAYERS_MEASURE=1): a clean Chromium viewer of a 640x480 stream,
     /// alone and beside a second one behind the 400 kbit/s policer, with three temporal layers and
     /// with one (where the encoder follows the slow viewer); and of a 1280x720 stream in three
-    /// simulcast encodings (`CAMRTP_LAYERS_MEASURE=simulcast` for these alone). Each viewer's
+    /// simulcast encodings (`CAMRTP_LAYERS_MEASURE=simulcast` for these alone), the slow viewer
+    /// behind the policer and then behind a 400 kbit/s bottleneck with a 200 ms queue. Each viewer's
     /// decoded frame rate and bitrate over 20 s, and Chromium's own inbound-rtp
     /// framesPerSecond, freezeCount and totalFreezesDuration over the same window, after 10 s
     /// of settling (`CAMRTP_LAYERS_SETTLE` seconds if set).
@@ -15,14 +16,19 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
     func measureACleanViewerBesideASlowOne() async throws {
         let layered = ["testsrc:640x480@30", "--temporal-layers"]
         let simulcast = ["testsrc:1280x720@30", "--max-bitrate", "4000", "--simulcast"]
-        var cases = [(simulcast, "3", false), (simulcast, "3", true)]
+        var cases = [(simulcast, "3", SlowPath.none), (simulcast, "3", .policer), (simulcast, "3", .queue)]
         if ProcessInfo.processInfo.environment["CAMRTP_LAYERS_MEASURE"] == "1" {
-            cases = [(layered, "3", false), (layered, "3", true), (layered, "1", true)] + cases
+            cases = [(layered, "3", .none), (layered, "3", .policer), (layered, "1", .policer)] + cases
         }
-        for (options, count, withSlowViewer) in cases {
+        for (options, count, slowPath) in cases {
             let network = try RelayedNetwork(dropsDirectUDP: false)
             defer { network.remove() }
-            try network.limitUDPToRight(kilobytesPerSecond: 50, burstKilobytes: 30)
+            let withSlowViewer = slowPath != .none
+            if slowPath == .queue {
+                try network.shapeToRight(kilobitsPerSecond: 400, queueMs: 200)
+            } else {
+                try network.limitUDPToRight(kilobytesPerSecond: 50, burstKilobytes: 30)
+            }
             let server = try network.start(in: network.left, [
                 CamrtpBinary.path, "serve", "--source", options[0], "--http", "\(RelayedNetwork.leftAddress):\(Self.httpPort)",
                 "--local-address", RelayedNetwork.leftAddress, "--no-auth",
@@ -56,7 +62,7 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
                 let kbps = DecimalText.fixed(mean("bitrateKbps"), decimals: 0)
                 let chromiumFPS = DecimalText.fixed(mean("framesPerSecond"), decimals: 1)
                 let frozen = DecimalText.fixed(delta("totalFreezesDuration"), decimals: 2)
-                let run = "\(options.dropFirst().joined(separator: " ")) \(count), \(withSlowViewer ? "with" : "without") the slow viewer"
+                let run = "\(options.dropFirst().joined(separator: " ")) \(count), \(slowPath.description)"
                 let size = "\(Int(Self.number(last.1["frameWidth"])))x\(Int(Self.number(last.1["frameHeight"])))"
                 print("\(run): \(name) viewer \(size) \(fps) fps decoded, \(kbps) kbit/s; Chromium framesPerSecond \(chromiumFPS), "
                     + "\(Int(delta("freezeCount"))) freezes for \(frozen) s in \(Int(span.rounded())) s")
@@ -65,6 +71,19 @@ extension EndToEnd.TemporalLayerViewersEndToEndTests {
             server.interrupt()
             let result = server.wait(timeout: TestPatience.seconds)
             for line in result.stderr.split(separator: "\n") where line.contains(" left: ") { print("  \(line)") }
+        }
+    }
+
+    /// Where the second viewer is: none, behind the policer, or behind the queue.
+    enum SlowPath: CustomStringConvertible {
+        case none, policer, queue
+
+        var description: String {
+            switch self {
+            case .none: "without the slow viewer"
+            case .policer: "with the slow viewer behind the policer"
+            case .queue: "with the slow viewer behind the queue"
+            }
         }
     }
 

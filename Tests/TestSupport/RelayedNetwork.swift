@@ -85,6 +85,18 @@ public final class RelayedNetwork: Sendable {
         ])
     }
 
+    /// A bottleneck toward the right host with a queue: the middle sends everything toward it at
+    /// `kilobitsPerSecond` through a token-bucket shaper (tc's `tbf`) that holds up to `queueMs`
+    /// and drops what no longer fits, as a router's full buffer does. Delay grows before anything
+    /// is lost, where a policer (`limitUDPToRight`) drops without delay. Signalling toward the
+    /// right host shares it.
+    public func shapeToRight(kilobitsPerSecond: Int, queueMs: Int) throws {
+        try run(in: middle, [
+            "/usr/sbin/tc", "qdisc", "add", "dev", "m1", "root", "tbf", "rate", "\(kilobitsPerSecond)kbit", "burst", "1600",
+            "latency", "\(queueMs)ms",
+        ])
+    }
+
     /// coturn in the middle with one long-term user, relaying from 10.2.0.1; returns once it
     /// listens. `turn:10.1.0.1:3478` for the left host, `turn:10.2.0.1:3478` for the right.
     public func startTURNServer(user: String, password: String, directory: String) throws -> ExternalTool.Running {
