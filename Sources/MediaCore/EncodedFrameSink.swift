@@ -28,11 +28,20 @@ public protocol EncoderControl: AnyObject, Sendable {
     /// Only `encodings` (`EncodedFrame.encodingIndex`) are sent: the answer declined the others,
     /// so a simulcast encoder stops coding them until they are named again.
     func setActiveEncodings(_ encodings: Set<Int>)
+    /// The rate in kbit/s the sender should fill with padding while its media is below it, to
+    /// learn whether the path carries that much before it is sent (an SFU, before it moves a
+    /// viewer up to a larger encoding); 0 for none. The sender reads it as it goes.
+    var paddingProbeKbps: Int { get }
+    /// The padding probe lost packets: the path does not carry its rate.
+    func paddingProbeFailed()
 }
 
 extension EncoderControl {
     /// An encoder of one encoding sends it, whatever the answer said.
     public func setActiveEncodings(_ encodings: Set<Int>) {}
+    /// An encoder asks for no probe of its own: the congestion controller probes.
+    public var paddingProbeKbps: Int { 0 }
+    public func paddingProbeFailed() {}
 }
 
 /// How a sink tells the pipeline what happened; cheap to copy, safe from any thread.

@@ -102,6 +102,7 @@ final class SendLoop: @unchecked Sendable {
             let nowNs = MonotonicClock.nowNs()
             while let frame = frames.pop() { session.send(frame, nowNs: nowNs) }
             if frames.isFinished { session.close() }
+            session.setPaddingProbe(kbps: encoder.paddingProbeKbps, nowNs: nowNs)
             session.tick(nowNs: nowNs)
             do {
                 try sendDuePackets(nowNs: nowNs)
@@ -182,6 +183,8 @@ final class SendLoop: @unchecked Sendable {
                 encoder.setTargetBitrate(kbps: kbps)
             case .encoder(.networkCongested(let congested)):
                 encoder.setNetworkCongested(congested)
+            case .encoder(.paddingProbeFailed):
+                encoder.paddingProbeFailed()
             case .sink(let event):
                 reporter.report(event)
             case .trace(let record):

@@ -122,6 +122,7 @@ extension SendSession {
         }
         statistics.twccFeedbackReceived += 1
         hasTransportFeedback = true
+        judgePaddingProbe(reports, nowNs: nowNs)
         apply(congestion.onTransportFeedback(TransportFeedback(feedbackTimeNs: nowNs, packets: reports)), nowNs: nowNs)
     }
 }

@@ -77,6 +77,9 @@ public final class SendSession {
     private var fecProtection = FECPolicy.Protection.none
     private var recentLoss = RecentLoss()
     private var repairShare = RepairShare()
+    /// The padding probe in force; after one failed, none begins until the request is withdrawn.
+    private var paddingProbe: PaddingProbe?
+    private var paddingProbeFailed = false
     /// The slots of the frame being packetized, for its FEC group.
     private var frameSlots: [Int] = []
     /// The interval between frames, smoothed: how many frames an FEC group spans.
@@ -192,6 +195,28 @@ public final class SendSession {
     /// authentication, not RTCP.
     public func refuseFeedback(count: Int = 1) {
         statistics.rtcpReceived.rejected += count
+    }
+
+    /// Fills up to `kbps` with padding from now on and watches the feedback of what follows
+    /// (`PaddingProbe`); a new rate while probing moves the goal of the same probe, 0 ends it. A
+    /// probe that fails stops its padding and says so (`EncoderCommand.paddingProbeFailed`), and
+    /// none begins again until the request has gone back to 0. Without transport-wide feedback
+    /// nothing can be judged, and nothing is padded.
+    public func setPaddingProbe(kbps: Int, nowNs: Int64) {
+        guard configuration.extensions.transportWideSequenceNumber != nil else { return }
+        let goalBps = Int64(max(0, kbps)) * 1000
+        if goalBps == 0 { paddingProbeFailed = false }
+        guard goalBps != paddingProbe?.goalBps ?? 0 else { return }
+        if goalBps == 0 {
+            paddingProbe = nil
+        } else if paddingProbe != nil {
+            paddingProbe?.goalBps = goalBps
+        } else if !paddingProbeFailed {
+            paddingProbe = PaddingProbe(goalBps: goalBps, firstSequenceNumber: nextTransportSequenceNumber)
+        } else {
+            return
+        }
+        setPacerRates(nowNs: nowNs)
     }
 
     /// The periodic work: deferred keyframe requests, the congestion controller's tick, history
@@ -360,7 +385,7 @@ public final class SendSession {
     /// and pushback when the window is full.
     func apply(_ update: NetworkControlUpdate, nowNs: Int64) {
         if let estimate = update.estimate {
-            pacer.setRates(pacingRateBps: estimate.pacingRateBps, paddingRateBps: estimate.paddingRateBps, nowNs: nowNs)
+            setPacerRates(nowNs: nowNs)
             let bytesPerFrame = Double(estimate.encoderBitrateBps) / 8 * Double(frameIntervalNs) / 1e9
             recentLoss.record(estimate.lossFraction, atNs: nowNs)
             fecProtection = fecPolicy.protection(
@@ -377,6 +402,25 @@ public final class SendSession {
         }
         if let trace = update.trace { outputs.append(.trace(trace)) }
         updateCongestionState()
+    }
+
+    /// The controller's pacing and padding rates, with a padding probe's goal as the floor.
+    private func setPacerRates(nowNs: Int64) {
+        let estimate = congestion.estimate
+        let paddingBps = max(estimate.paddingRateBps, paddingProbe?.goalBps ?? 0)
+        pacer.setRates(pacingRateBps: estimate.pacingRateBps, paddingRateBps: paddingBps, nowNs: nowNs)
+    }
+
+    /// Transport-wide feedback judges the padding probe in force.
+    func judgePaddingProbe(_ packets: [TransportFeedback.PacketReport], nowNs: Int64) {
+        guard var probe = paddingProbe else { return }
+        let failed = probe.record(packets)
+        paddingProbe = failed ? nil : probe
+        if failed {
+            paddingProbeFailed = true
+            outputs.append(.encoder(.paddingProbeFailed))
+            setPacerRates(nowNs: nowNs)
+        }
     }
 
     // MARK: FEC

@@ -9,6 +9,9 @@ public enum EncoderCommand: Sendable, Equatable {
     case targetBitrate(kbps: Int)
     /// Drop frames before encoding while true: more than the congestion window is in flight.
     case networkCongested(Bool)
+    /// The padding probe asked for (`SendSession.setPaddingProbe`) lost packets: the path does
+    /// not carry its rate.
+    case paddingProbeFailed
 }
 
 /// What a `SendSession` produced besides packets and reports, in order.

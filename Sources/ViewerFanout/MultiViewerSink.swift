@@ -41,6 +41,8 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     private let layerShares: [Double]
     /// Each viewer's simulcast encoding; empty without simulcast.
     private var encodingSelections: [Int: SimulcastSelection] = [:]
+    /// Each viewer's encoder control, through which its sender learns the padding probe asked of it.
+    private var controls: [Int: ViewerEncoderControl] = [:]
     private let encodingCount: Int
     private let connectedGauge = Gauge(label: "camrtp_viewers_connected")
     private var joinedNs: [Int: Int64] = [:]
@@ -106,6 +108,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             channel = ViewerChannel(id: id, sink: sink, capacity: queueCapacity)
             control = ViewerEncoderControl(id: id, owner: self)
             channels[id] = channel
+            controls[id] = control
             statistics[id] = ViewerStatistics(id: id)
             metrics[id] = ViewerMetrics(label: metricsLabel ?? String(id), layered: layerShares.count > 1, simulcast: encodingCount > 1)
             if layerShares.count > 1 {
@@ -169,6 +172,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             let frames = selection.take(frame, nowNs: now)
             if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
             encodingSelections[id] = selection
+            updatePaddingProbe(of: id)
             if let forwarded = selection.forwardedEncoding, statistics[id]?.encodingIndex != forwarded {
                 statistics[id]?.encodingIndex = forwarded
                 metrics[id]?.recordEncoding(forwarded)
@@ -243,23 +247,50 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
     func viewerEstimate(_ id: Int, kbps: Int) {
         lock.withLock {
             statistics[id]?.estimateKbps = kbps
-            apply(steering.viewerEstimate(id, kbps: kbps))
-            let now = clock(), rates = steering.encodingRatesKbps
-            for viewer in channels.keys {
-                guard let estimate = steering.estimate(of: viewer) else { continue }
-                var encoding = 0
-                if var selection = encodingSelections[viewer] {
-                    selection.update(estimateKbps: estimate, encodingRatesKbps: rates, nowNs: now)
-                    if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
-                    encodingSelections[viewer] = selection
-                    encoding = selection.forwardedEncoding ?? selection.targetEncoding
-                }
-                if var selection = layerSelections[viewer], rates.indices.contains(encoding) {
-                    selection.update(estimateKbps: estimate, encoderKbps: rates[encoding], nowNs: now)
-                    layerSelections[viewer] = selection
-                }
+            steer(byEstimateOf: id)
+        }
+    }
+
+    /// Applies a viewer's estimate, capped where its path refused a padding probe, to the
+    /// encoder's target and every viewer's selections; with the lock held.
+    private func steer(byEstimateOf id: Int) {
+        guard let kbps = statistics[id]?.estimateKbps else { return }
+        apply(steering.viewerEstimate(id, kbps: min(kbps, encodingSelections[id]?.ceilingKbps ?? .max)))
+        let now = clock(), rates = steering.encodingRatesKbps
+        for viewer in channels.keys {
+            guard let estimate = steering.estimate(of: viewer) else { continue }
+            var encoding = 0
+            if var selection = encodingSelections[viewer] {
+                selection.update(estimateKbps: estimate, encodingRatesKbps: rates, nowNs: now)
+                if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
+                encodingSelections[viewer] = selection
+                updatePaddingProbe(of: viewer)
+                encoding = selection.forwardedEncoding ?? selection.targetEncoding
+            }
+            if var selection = layerSelections[viewer], rates.indices.contains(encoding) {
+                selection.update(estimateKbps: estimate, encoderKbps: rates[encoding], nowNs: now)
+                layerSelections[viewer] = selection
             }
         }
+    }
+
+    /// The viewer's padding probe lost packets: its pending up-switch is cancelled.
+    func viewerPaddingProbeFailed(_ id: Int) {
+        lock.withLock {
+            guard var selection = encodingSelections[id], let control = controls[id] else { return }
+            selection.paddingProbeFailed(goalKbps: control.paddingProbe.load(ordering: .relaxed), nowNs: clock())
+            encodingSelections[id] = selection
+            statistics[id]?.paddingProbesFailed += 1
+            updatePaddingProbe(of: id)
+            steer(byEstimateOf: id)
+        }
+    }
+
+    /// Tells the viewer's sender the padding its pending up-switch asks for; with the lock held.
+    private func updatePaddingProbe(of id: Int) {
+        guard let selection = encodingSelections[id], let control = controls[id] else { return }
+        let kbps = selection.paddingProbeKbps(estimateKbps: steering.estimate(of: id) ?? 0, encodingRatesKbps: steering.encodingRatesKbps)
+        control.paddingProbe.store(kbps, ordering: .relaxed)
     }
 
     func viewerCongested(_ id: Int, _ congested: Bool) {
@@ -320,6 +351,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             metrics.removeValue(forKey: id)?.destroy()
             layerSelections[id] = nil
             encodingSelections[id] = nil
+            controls[id] = nil
             return statistics.removeValue(forKey: id)
         }
         if let final { onViewerEnded?(final, error) }

@@ -12,11 +12,19 @@ import MediaCore
 ///   decides).
 /// - Up-switches wait until the estimate has carried the higher encoding for `upSwitchDelayNs`,
 ///   so that an estimate that grows while less is sent does not flap between encodings.
-/// - An up-switch that is undone within `failedUpSwitchWindowNs` failed: the path did not carry
-///   what the estimate promised (a policer lets a probe's burst through, so the estimate of a
-///   viewer sent little can climb far above what its path carries for long). Each failure
-///   doubles the wait before the next up-switch, up to `maximumUpSwitchDelayNs`, and an
-///   up-switch that holds brings it back to `upSwitchDelayNs`, as an SFU backs off its probes.
+/// - While an up-switch waits, the viewer's sender pads up to the higher encoding's rate
+///   (`paddingProbeKbps`), so the wait shows whether the path carries it before any picture
+///   depends on it: an estimate can promise what the path does not carry (behind a policer, a
+///   viewer sent little sees no loss while the policer's bucket refills, and its estimate grows
+///   8 % a second). A probe that loses packets (`paddingProbeFailed`) cancels the up-switch.
+/// - A failed probe also caps the estimate the viewer steers the encoder with (`ceilingKbps`)
+///   at the rate its path refused, until an up-switch is made: otherwise that estimate, which
+///   the path does not bear out, could set the largest encoding's rate above what the viewers
+///   who could take it carry, and push them down with it.
+/// - An up-switch that is undone within `failedUpSwitchWindowNs`, or whose probe failed, failed.
+///   Each failure doubles the wait before the next attempt, up to `maximumUpSwitchDelayNs`, and
+///   no attempt (nor probe) starts before that wait has passed; an up-switch that holds brings it
+///   back to `upSwitchDelayNs`, as an SFU backs off its probes.
 ///
 /// The viewer's own sender numbers what it is given, so the switch leaves no gap in its
 /// sequence numbers and PictureIDs, and the receiver sees a keyframe of another size.
@@ -39,6 +47,10 @@ public struct SimulcastSelection: Sendable {
     private var requestedKeyframe: Int?
     /// The forwarded encoding's last frame while an up-switch waits (see `take`).
     private var heldFrame: EncodedFrame?
+    /// After a failed probe, no attempt starts before this.
+    private var nextAttemptNs: Int64?
+    /// The rate the viewer's path refused in its last padding probe, until an up-switch is made.
+    public private(set) var ceilingKbps: Int?
 
     /// A viewer starts on the highest of `encodingCount` encodings, as without simulcast, until
     /// its first estimate.
@@ -51,6 +63,31 @@ public struct SimulcastSelection: Sendable {
     /// The encoding a switch waits for a keyframe of; nil while the viewer gets its target.
     public var awaitedKeyframe: Int? {
         forwardedEncoding == targetEncoding ? nil : targetEncoding
+    }
+
+    /// The encoding an up-switch waits to move to; nil when none waits.
+    public var pendingUpSwitch: Int? {
+        higherSinceNs == nil ? nil : higherEncoding
+    }
+
+    /// What the viewer's sender should pad up to while an up-switch waits: the higher encoding's
+    /// rate, twice over so that a policer's bucket empties within the wait, at most the estimate;
+    /// 0 when no up-switch waits.
+    public func paddingProbeKbps(estimateKbps: Int, encodingRatesKbps: [Int]) -> Int {
+        guard let pending = pendingUpSwitch, encodingRatesKbps.indices.contains(pending) else { return 0 }
+        return min(estimateKbps, Self.probeFactor * encodingRatesKbps[pending])
+    }
+
+    static let probeFactor = 2
+
+    /// The viewer's padding probe of `goalKbps` lost packets: its path does not carry the higher
+    /// encoding. The up-switch is cancelled and counts as failed.
+    public mutating func paddingProbeFailed(goalKbps: Int, nowNs: Int64) {
+        guard higherSinceNs != nil else { return }
+        higherSinceNs = nil
+        ceilingKbps = min(ceilingKbps ?? .max, goalKbps)
+        currentUpSwitchDelayNs = min(maximumUpSwitchDelayNs, currentUpSwitchDelayNs * 2)
+        nextAttemptNs = nowNs + currentUpSwitchDelayNs
     }
 
     /// The highest encoding whose rate (`encodingRatesKbps`, lowest first; 0 while paused) fits
@@ -78,7 +115,7 @@ public struct SimulcastSelection: Sendable {
             }
             targetEncoding = carried
             higherSinceNs = nil
-        } else {
+        } else if nowNs >= nextAttemptNs ?? .min {
             higherSinceNs = higherSinceNs ?? nowNs
             higherEncoding = carried
         }
@@ -117,6 +154,7 @@ public struct SimulcastSelection: Sendable {
         targetEncoding = higherEncoding
         higherSinceNs = nil
         upSwitchedAtNs = nowNs
+        ceilingKbps = nil
     }
 
     /// An up-switch that has held for the window succeeded: the wait is short again.

@@ -1,4 +1,5 @@
 import MediaCore
+import Synchronization
 
 /// The encoder as one viewer's sink sees it: its requests go to the shared `ViewerSteering`
 /// instead of straight to the encoder, so one viewer's PLI storm or low estimate is merged with
@@ -6,6 +7,8 @@ import MediaCore
 final class ViewerEncoderControl: EncoderControl {
     private let id: Int
     private weak let owner: MultiViewerSink?
+    /// Set by the fan-out (`SimulcastSelection.paddingProbeKbps`), read by the viewer's sender.
+    let paddingProbe = Atomic<Int>(0)
 
     init(id: Int, owner: MultiViewerSink) {
         self.id = id
@@ -23,6 +26,12 @@ final class ViewerEncoderControl: EncoderControl {
 
     func setTargetBitrate(kbps: Int) {
         owner?.viewerEstimate(id, kbps: kbps)
+    }
+
+    var paddingProbeKbps: Int { paddingProbe.load(ordering: .relaxed) }
+
+    func paddingProbeFailed() {
+        owner?.viewerPaddingProbeFailed(id)
     }
 
     /// The viewer's sender has one encoding, which the fan-out picks among all the encoder's.

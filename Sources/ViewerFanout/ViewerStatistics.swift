@@ -16,6 +16,8 @@ public struct ViewerStatistics: Sendable, Equatable {
     /// The simulcast encoding the viewer is sent (0 is the lowest); nil without simulcast or
     /// before its first keyframe.
     public var encodingIndex: Int?
+    /// Padding probes for an up-switch that lost packets, so the viewer stayed where it was.
+    public var paddingProbesFailed = 0
     /// Keyframes the viewer asked for (its receiver's PLI or FIR, or a resync after a gap).
     public var keyframeRequests = 0
     /// What its sink reported delivering: frames, and packets and bytes with overhead.

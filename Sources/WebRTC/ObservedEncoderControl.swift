@@ -18,6 +18,14 @@ final class ObservedEncoderControl: EncoderControl, Sendable {
         if let active = activeEncodings.withLock({ $0 }) { encoder.setActiveEncodings(active) }
     }
 
+    var paddingProbeKbps: Int {
+        upstream.withLock { $0 }?.paddingProbeKbps ?? 0
+    }
+
+    func paddingProbeFailed() {
+        upstream.withLock { $0 }?.paddingProbeFailed()
+    }
+
     func setActiveEncodings(_ encodings: Set<Int>) {
         activeEncodings.withLock { $0 = encodings }
         upstream.withLock { $0 }?.setActiveEncodings(encodings)

@@ -127,6 +127,7 @@ struct ServeCommand: CamrtpCommand {
         var line = "viewer \(viewer.id) left: \(viewer.framesForwarded) frames, \(viewer.framesDroppedSlow) dropped as late, "
             + "\(viewer.keyframeRequests) keyframe requests"
         if viewer.framesAboveLayer > 0 { line += ", \(viewer.framesAboveLayer) above its temporal layer" }
+        if viewer.paddingProbesFailed > 0 { line += ", \(viewer.paddingProbesFailed) up-switches its path refused" }
         if let delay = viewer.firstFrameDelayNs { line += ", first frame \(DecimalText.fixed(Double(delay) / 1e6, decimals: 1)) ms after joining" }
         if let sender = viewer.sender {
             if sender.nackedPackets > 0 { line += ", \(sender.nackedPackets) NACKed and \(sender.packetsRetransmitted) resent" }

@@ -180,6 +180,43 @@ import Testing
         try sink.finish()
     }
 
+    /// A viewer whose estimate grows past a higher encoding is first asked to pad its path up
+    /// to it; when its sender says the padding lost packets, it stays where it is, is asked for
+    /// no more padding, and the refusal is counted. Its estimate no longer raises the encoder's
+    /// total above what its path refused, so it cannot push the fast viewer off the full size.
+    @Test func anUpSwitchProbesTheViewersPathAndAFailedProbeKeepsItDown() throws {
+        let clock = ManualClock()
+        let encoder = RecordingEncoderControl()
+        let sink = MultiViewerSink(
+            minBitrateKbps: 100, maxBitrateKbps: 5000, queueCapacity: 64, encodingAllocation: threeEncodings,
+            clock: { clock.nowNs })
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        let fast = RecordingViewerSink(), slow = RecordingViewerSink()
+        sink.addViewer(fast)
+        let slowID = try #require(sink.addViewer(slow))
+        for encoding in 0..<3 { try sink.consume(frame(0, key: true, encoding: encoding)) }
+        fast.waitUntilAttached()
+        slow.waitUntilAttached()
+        let control = try #require(slow.control)
+        fast.control?.setTargetBitrate(kbps: 1500)
+        slow.control?.setTargetBitrate(kbps: 300)
+        #expect(control.paddingProbeKbps == 0)
+        clock.advance(ms: 100)
+        slow.control?.setTargetBitrate(kbps: 800)
+        #expect(control.paddingProbeKbps == 800, "up to the estimate, short of twice the half size's 500")
+        clock.advance(ms: 500)
+        control.paddingProbeFailed()
+        #expect(control.paddingProbeKbps == 0)
+        clock.advance(ms: 600)
+        slow.control?.setTargetBitrate(kbps: 810)
+        #expect(control.paddingProbeKbps == 0, "no new attempt within the doubled wait")
+        #expect(sink.statistics(of: slowID)?.paddingProbesFailed == 1)
+        #expect(sink.statistics(of: slowID)?.encodingIndex != 1)
+        slow.control?.setTargetBitrate(kbps: 3000)
+        #expect(encoder.lastTarget == 2150, "the fast viewer's 1500 and the lower encodings, not the slow one's 3000")
+        try sink.finish()
+    }
+
     @Test func aStuckViewerLosesItsOwnFramesAndResynchronisesWithoutHoldingUpTheOthers() throws {
         let clock = ManualClock()
         let encoder = RecordingEncoderControl()

@@ -120,6 +120,44 @@ import Testing
         #expect(selection.targetEncoding == 0 && selection.currentUpSwitchDelayNs == 1_000_000_000)
     }
 
+    /// While an up-switch waits, the viewer's sender is asked to pad up to twice the higher
+    /// encoding's rate, at most the estimate; nothing once the switch is made.
+    @Test func anUpSwitchWaitsWithItsPathProbedByPadding() {
+        var selection = SimulcastSelection(encodingCount: 3, upSwitchDelayNs: 1_000_000_000)
+        selection.update(estimateKbps: 200, encodingRatesKbps: Self.rates, nowNs: 0)
+        #expect(selection.pendingUpSwitch == nil)
+        #expect(selection.paddingProbeKbps(estimateKbps: 200, encodingRatesKbps: Self.rates) == 0)
+        selection.update(estimateKbps: 800, encodingRatesKbps: Self.rates, nowNs: 100_000_000)
+        #expect(selection.pendingUpSwitch == 1)
+        #expect(selection.paddingProbeKbps(estimateKbps: 800, encodingRatesKbps: Self.rates) == 800, "the estimate caps it")
+        #expect(selection.paddingProbeKbps(estimateKbps: 1400, encodingRatesKbps: Self.rates) == 1000, "twice the 500 kbit/s")
+        selection.update(estimateKbps: 800, encodingRatesKbps: Self.rates, nowNs: 1_100_000_000)
+        #expect(selection.targetEncoding == 1 && selection.pendingUpSwitch == nil)
+        #expect(selection.paddingProbeKbps(estimateKbps: 800, encodingRatesKbps: Self.rates) == 0)
+    }
+
+    /// A probe that lost packets cancels the up-switch, doubles the wait, and no attempt (so no
+    /// probe) starts before that wait has passed, however high the estimate.
+    @Test func aFailedProbeCancelsTheUpSwitchAndBacksOff() {
+        var selection = SimulcastSelection(encodingCount: 3, upSwitchDelayNs: 1_000_000_000)
+        let second: Int64 = 1_000_000_000
+        selection.update(estimateKbps: 200, encodingRatesKbps: Self.rates, nowNs: 0)
+        selection.update(estimateKbps: 900, encodingRatesKbps: Self.rates, nowNs: second)
+        selection.paddingProbeFailed(goalKbps: 900, nowNs: second + second / 2)
+        #expect(selection.pendingUpSwitch == nil && selection.targetEncoding == 0)
+        #expect(selection.currentUpSwitchDelayNs == 2 * second)
+        #expect(selection.ceilingKbps == 900, "the rate its path refused")
+        selection.update(estimateKbps: 900, encodingRatesKbps: Self.rates, nowNs: 3 * second)
+        #expect(selection.pendingUpSwitch == nil, "2 s after the failure have not passed")
+        selection.update(estimateKbps: 900, encodingRatesKbps: Self.rates, nowNs: 3 * second + second / 2)
+        #expect(selection.pendingUpSwitch == 1, "a new attempt, probed again")
+        selection.update(estimateKbps: 900, encodingRatesKbps: Self.rates, nowNs: 5 * second + second / 2)
+        #expect(selection.targetEncoding == 1, "after the doubled wait")
+        #expect(selection.ceilingKbps == nil, "the path carried the up-switch")
+        selection.paddingProbeFailed(goalKbps: 900, nowNs: 6 * second)
+        #expect(selection.targetEncoding == 1 && selection.currentUpSwitchDelayNs == 2 * second, "no probe was waiting")
+    }
+
     @Test func aViewerOnAnEncodingThatIsPausedMovesToOneStillSent() {
         var selection = SimulcastSelection(encodingCount: 3)
         _ = Self.forwarded(Self.capture(0, keyframeOf: [2]), by: &selection)

@@ -131,11 +131,13 @@ final class TestReceiver: @unchecked Sendable {
     }
 }
 
-/// An encoder the test drives by hand, counting the keyframe requests the sender makes and
-/// keeping the encodings it was told to code.
+/// An encoder the test drives by hand, counting the keyframe requests the sender makes, keeping
+/// the encodings it was told to code, and asking for the padding probe a test sets.
 final class ManualEncoderControl: EncoderControl, Sendable {
     let keyframeRequests = Atomic<Int>(0)
     let activeEncodings = Mutex<Set<Int>?>(nil)
+    let paddingProbe = Atomic<Int>(0)
+    let paddingProbeFailures = Atomic<Int>(0)
     let onKeyframeRequest: @Sendable () -> Void
 
     init(onKeyframeRequest: @escaping @Sendable () -> Void) {
@@ -156,5 +158,11 @@ final class ManualEncoderControl: EncoderControl, Sendable {
 
     func setActiveEncodings(_ encodings: Set<Int>) {
         activeEncodings.withLock { $0 = encodings }
+    }
+
+    var paddingProbeKbps: Int { paddingProbe.load(ordering: .relaxed) }
+
+    func paddingProbeFailed() {
+        paddingProbeFailures.add(1, ordering: .relaxed)
     }
 }

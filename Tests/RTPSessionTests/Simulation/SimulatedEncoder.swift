@@ -41,6 +41,8 @@ struct SimulatedEncoder {
             targetBps = Int64(kbps) * 1000
         case .networkCongested(let congested):
             isPaused = congested
+        case .paddingProbeFailed:
+            break
         }
     }
 
