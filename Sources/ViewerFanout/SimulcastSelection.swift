@@ -32,6 +32,8 @@ public struct SimulcastSelection: Sendable {
     public var upSwitchDelayNs: Int64
     public var failedUpSwitchWindowNs: Int64 = 10_000_000_000
     public var maximumUpSwitchDelayNs: Int64 = 64_000_000_000
+    /// A padding probe fills up to this many times the higher encoding's rate.
+    static let probeFactor = 2
     /// The wait before the next up-switch: `upSwitchDelayNs`, doubled by each failed one.
     public private(set) var currentUpSwitchDelayNs: Int64
     /// The encoding the viewer should get: the highest its estimate carries, once held long
@@ -78,14 +80,12 @@ public struct SimulcastSelection: Sendable {
         return min(estimateKbps, Self.probeFactor * encodingRatesKbps[pending])
     }
 
-    static let probeFactor = 2
-
     /// The viewer's padding probe of `goalKbps` lost packets: its path does not carry the higher
     /// encoding. The up-switch is cancelled and counts as failed.
     public mutating func paddingProbeFailed(goalKbps: Int, nowNs: Int64) {
         guard higherSinceNs != nil else { return }
         higherSinceNs = nil
-        ceilingKbps = min(ceilingKbps ?? .max, goalKbps)
+        if goalKbps > 0 { ceilingKbps = min(ceilingKbps ?? .max, goalKbps) }
         currentUpSwitchDelayNs = min(maximumUpSwitchDelayNs, currentUpSwitchDelayNs * 2)
         nextAttemptNs = nowNs + currentUpSwitchDelayNs
     }

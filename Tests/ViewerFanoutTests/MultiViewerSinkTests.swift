@@ -8,6 +8,15 @@ import Testing
         MultiViewerSink(minBitrateKbps: 100, maxBitrateKbps: 2000, queueCapacity: capacity, clock: { clock.nowNs }, onViewerEnded: ended)
     }
 
+    /// A fan-out of three simulcast encodings (`threeEncodings`), steering `encoder`.
+    private func makeSimulcastSink(clock: ManualClock, encoder: RecordingEncoderControl) -> MultiViewerSink {
+        let sink = MultiViewerSink(
+            minBitrateKbps: 100, maxBitrateKbps: 5000, queueCapacity: 64, encodingAllocation: threeEncodings,
+            clock: { clock.nowNs })
+        sink.attach(encoder: encoder, reporter: .ignoring)
+        return sink
+    }
+
     @Test func withoutViewersTheEncoderIdlesAndTheFirstViewerWakesItWithAKeyframe() throws {
         let encoder = RecordingEncoderControl()
         let sink = makeSink()
@@ -147,10 +156,7 @@ import Testing
     @Test func eachViewerGetsTheSimulcastEncodingItsOwnEstimateCarries() throws {
         let clock = ManualClock()
         let encoder = RecordingEncoderControl()
-        let sink = MultiViewerSink(
-            minBitrateKbps: 100, maxBitrateKbps: 5000, queueCapacity: 64, encodingAllocation: threeEncodings,
-            clock: { clock.nowNs })
-        sink.attach(encoder: encoder, reporter: .ignoring)
+        let sink = makeSimulcastSink(clock: clock, encoder: encoder)
         let fast = RecordingViewerSink(), slow = RecordingViewerSink()
         let fastID = try #require(sink.addViewer(fast))
         clock.advance(ms: 400)
@@ -187,10 +193,7 @@ import Testing
     @Test func anUpSwitchProbesTheViewersPathAndAFailedProbeKeepsItDown() throws {
         let clock = ManualClock()
         let encoder = RecordingEncoderControl()
-        let sink = MultiViewerSink(
-            minBitrateKbps: 100, maxBitrateKbps: 5000, queueCapacity: 64, encodingAllocation: threeEncodings,
-            clock: { clock.nowNs })
-        sink.attach(encoder: encoder, reporter: .ignoring)
+        let sink = makeSimulcastSink(clock: clock, encoder: encoder)
         let fast = RecordingViewerSink(), slow = RecordingViewerSink()
         sink.addViewer(fast)
         let slowID = try #require(sink.addViewer(slow))
