@@ -37,14 +37,12 @@ struct RTPStream {
 
     private var header: RTPHeader
     private let extensions: HeaderExtensionIDs
-    private let absoluteSendTimeElement: RTPHeaderExtensionElement?
-    private let transportSequenceNumberElement: RTPHeaderExtensionElement?
-    private let playoutDelayElement: RTPHeaderExtensionElement?
-    private let midElement: RTPHeaderExtensionElement?
-    private let ridElement: RTPHeaderExtensionElement?
-    /// Where the RID element starts in every header, and the byte that relabels it as the
-    /// repaired RID on RTX (nil: no repaired-RID ID, the element is blanked instead).
-    private let ridRelabel: (offset: Int, repairedHeaderByte: UInt8?)?
+    /// The elements every packet carries, in order: abs-send-time, transport-wide sequence number,
+    /// playout delay, MID, RID (those that are on).
+    private let everyPacketElements: [RTPHeaderExtensionElement]
+    /// Where the RID element starts in every header, its length, and the byte that relabels it as
+    /// the repaired RID on RTX (nil: no repaired-RID ID, the element is blanked instead).
+    private let ridRelabel: (offset: Int, length: Int, repairedHeaderByte: UInt8?)?
     /// CVO elements indexed by rotation / 90°; empty when CVO is off.
     private let orientationElements: [RTPHeaderExtensionElement]
 
@@ -57,6 +55,7 @@ struct RTPStream {
         for id in ids where !RTPHeaderExtensionElement.validIDs.contains(id) { throw .invalidExtensionID(id) }
         if let duplicate = ids.first(where: { id in ids.filter { $0 == id }.count > 1 }) { throw .duplicateExtensionID(duplicate) }
         let captureTimeSample: RTPHeaderExtensionElement?
+        let absoluteSendTimeElement, transportSequenceNumberElement, playoutDelayElement, midElement, ridElement: RTPHeaderExtensionElement?
         do throws(WireFormatError) {
             absoluteSendTimeElement = try extensions.absoluteSendTime.map { id throws(WireFormatError) in
                 try AbsoluteSendTime(value: 0).element(id: id)
@@ -90,14 +89,14 @@ struct RTPStream {
         clock = RTPClock(offset: parameters.timestampOffset)
         nextSequenceNumber = parameters.initialSequenceNumber
         header = RTPHeader(payloadType: payloadType, sequenceNumber: 0, timestamp: 0, ssrc: parameters.ssrc)
-        header.extensionElements.reserveCapacity(7)
-        for element in [absoluteSendTimeElement, transportSequenceNumberElement, playoutDelayElement, midElement, ridElement] {
-            if let element { header.extensionElements.append(element) }
-        }
+        everyPacketElements = [absoluteSendTimeElement, transportSequenceNumberElement, playoutDelayElement, midElement, ridElement]
+            .compactMap { $0 }
+        header.extensionElements.reserveCapacity(everyPacketElements.count + 2)
+        header.extensionElements.append(contentsOf: everyPacketElements)
         let base = header
         ridRelabel = ridElement.flatMap { element in
             base.byteOffset(ofExtensionData: element.id).map { dataOffset in
-                (dataOffset - 1, extensions.repairedRTPStreamID.map { $0 << 4 | UInt8(element.count - 1) })
+                (dataOffset - 1, element.serializedSize, extensions.repairedRTPStreamID.map { $0 << 4 | UInt8(element.count - 1) })
             }
         }
         let size = base.serializedSize
@@ -138,11 +137,7 @@ struct RTPStream {
         header.timestamp = clock.rtpTimestamp(forNs: timestampNs)
         header.marker = marker
         header.extensionElements.removeAll(keepingCapacity: true)
-        if let absoluteSendTimeElement { header.extensionElements.append(absoluteSendTimeElement) }
-        if let transportSequenceNumberElement { header.extensionElements.append(transportSequenceNumberElement) }
-        if let playoutDelayElement { header.extensionElements.append(playoutDelayElement) }
-        if let midElement { header.extensionElements.append(midElement) }
-        if let ridElement { header.extensionElements.append(ridElement) }
+        header.extensionElements.append(contentsOf: everyPacketElements)
         if let captureTime, let id = extensions.absoluteCaptureTime {
             do throws(WireFormatError) {
                 header.extensionElements.append(try captureTime.element(id: id))
@@ -172,11 +167,11 @@ struct RTPStream {
     /// an ID for that, it becomes padding (RFC 8285 §4.2), since the RID would name the RTX
     /// stream as the media. The MID stays: both streams belong to the same m= section.
     func relabelAsRepair(_ packet: UnsafeMutableRawBufferPointer) {
-        guard let (offset, repairedHeaderByte) = ridRelabel, let ridElement else { return }
+        guard let (offset, length, repairedHeaderByte) = ridRelabel else { return }
         if let repairedHeaderByte {
             packet[offset] = repairedHeaderByte
         } else {
-            UnsafeMutableRawBufferPointer(rebasing: packet[offset..<offset + ridElement.serializedSize])
+            UnsafeMutableRawBufferPointer(rebasing: packet[offset..<offset + length])
                 .initializeMemory(as: UInt8.self, repeating: 0)
         }
     }
