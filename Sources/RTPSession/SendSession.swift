@@ -77,9 +77,15 @@ public final class SendSession {
     private var fecProtection = FECPolicy.Protection.none
     private var recentLoss = RecentLoss()
     private var repairShare = RepairShare()
-    /// The padding probe in force; after one failed, none begins until the request is withdrawn.
-    private var paddingProbe: PaddingProbe?
-    private var paddingProbeFailed = false
+    /// The padding probe asked for: none, one in force, or one that failed (none begins again
+    /// until the request is withdrawn).
+    private enum PaddingProbeState {
+        case idle
+        case probing(PaddingProbe)
+        case failed
+    }
+
+    private var paddingProbe = PaddingProbeState.idle
     /// The slots of the frame being packetized, for its FEC group.
     private var frameSlots: [Int] = []
     /// The interval between frames, smoothed: how many frames an FEC group spans.
@@ -205,18 +211,24 @@ public final class SendSession {
     public func setPaddingProbe(kbps: Int, nowNs: Int64) {
         guard configuration.extensions.transportWideSequenceNumber != nil else { return }
         let goalBps = Int64(max(0, kbps)) * 1000
-        if goalBps == 0 { paddingProbeFailed = false }
-        guard goalBps != paddingProbe?.goalBps ?? 0 else { return }
-        if goalBps == 0 {
-            paddingProbe = nil
-        } else if paddingProbe != nil {
-            paddingProbe?.goalBps = goalBps
-        } else if !paddingProbeFailed {
-            paddingProbe = PaddingProbe(goalBps: goalBps, firstSequenceNumber: nextTransportSequenceNumber)
-        } else {
-            return
+        let paddedBps = paddingProbeGoalBps
+        switch paddingProbe {
+        case _ where goalBps == 0:
+            paddingProbe = .idle
+        case .idle:
+            paddingProbe = .probing(PaddingProbe(goalBps: goalBps, firstSequenceNumber: nextTransportSequenceNumber))
+        case .probing(var probe):
+            probe.goalBps = goalBps
+            paddingProbe = .probing(probe)
+        case .failed:
+            break
         }
-        setPacerRates(nowNs: nowNs)
+        if paddingProbeGoalBps != paddedBps { setPacerRates(nowNs: nowNs) }
+    }
+
+    /// What the padding probe in force fills up to; 0 without one.
+    private var paddingProbeGoalBps: Int64 {
+        if case .probing(let probe) = paddingProbe { probe.goalBps } else { 0 }
     }
 
     /// The periodic work: deferred keyframe requests, the congestion controller's tick, history
@@ -407,20 +419,20 @@ public final class SendSession {
     /// The controller's pacing and padding rates, with a padding probe's goal as the floor.
     private func setPacerRates(nowNs: Int64) {
         let estimate = congestion.estimate
-        let paddingBps = max(estimate.paddingRateBps, paddingProbe?.goalBps ?? 0)
+        let paddingBps = max(estimate.paddingRateBps, paddingProbeGoalBps)
         pacer.setRates(pacingRateBps: estimate.pacingRateBps, paddingRateBps: paddingBps, nowNs: nowNs)
     }
 
     /// Transport-wide feedback judges the padding probe in force.
     func judgePaddingProbe(_ packets: [TransportFeedback.PacketReport], nowNs: Int64) {
-        guard var probe = paddingProbe else { return }
-        let failed = probe.record(packets)
-        paddingProbe = failed ? nil : probe
-        if failed {
-            paddingProbeFailed = true
-            outputs.append(.encoder(.paddingProbeFailed))
-            setPacerRates(nowNs: nowNs)
+        guard case .probing(var probe) = paddingProbe else { return }
+        guard probe.record(packets) else {
+            paddingProbe = .probing(probe)
+            return
         }
+        paddingProbe = .failed
+        outputs.append(.encoder(.paddingProbeFailed))
+        setPacerRates(nowNs: nowNs)
     }
 
     // MARK: FEC
