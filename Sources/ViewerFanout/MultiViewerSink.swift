@@ -169,10 +169,12 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
                 forward(frame, to: channel, id: id, nowNs: now)
                 continue
             }
+            let pending = selection.pendingUpSwitch
             let frames = selection.take(frame, nowNs: now)
             if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
             encodingSelections[id] = selection
-            updatePaddingProbe(of: id)
+            // An up-switch made here ends its probe; only an estimate starts one (`steer`).
+            if selection.pendingUpSwitch != pending { updatePaddingProbe(of: id, rates: steering.encodingRatesKbps) }
             if let forwarded = selection.forwardedEncoding, statistics[id]?.encodingIndex != forwarded {
                 statistics[id]?.encodingIndex = forwarded
                 metrics[id]?.recordEncoding(forwarded)
@@ -264,7 +266,7 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
                 selection.update(estimateKbps: estimate, encodingRatesKbps: rates, nowNs: now)
                 if let index = selection.takeKeyframeRequest() { apply(steering.keyframeRequested(encodingIndex: index, nowNs: now)) }
                 encodingSelections[viewer] = selection
-                updatePaddingProbe(of: viewer)
+                updatePaddingProbe(of: viewer, rates: rates)
                 encoding = selection.forwardedEncoding ?? selection.targetEncoding
             }
             if var selection = layerSelections[viewer], rates.indices.contains(encoding) {
@@ -281,15 +283,15 @@ public final class MultiViewerSink: EncodedFrameSink, @unchecked Sendable {
             selection.paddingProbeFailed(goalKbps: control.paddingProbe.load(ordering: .relaxed), nowNs: clock())
             encodingSelections[id] = selection
             statistics[id]?.paddingProbesFailed += 1
-            updatePaddingProbe(of: id)
             steer(byEstimateOf: id)
         }
     }
 
-    /// Tells the viewer's sender the padding its pending up-switch asks for; with the lock held.
-    private func updatePaddingProbe(of id: Int) {
+    /// Tells the viewer's sender the padding its pending up-switch asks for, at the encodings'
+    /// `rates`; with the lock held.
+    private func updatePaddingProbe(of id: Int, rates: [Int]) {
         guard let selection = encodingSelections[id], let control = controls[id] else { return }
-        let kbps = selection.paddingProbeKbps(estimateKbps: steering.estimate(of: id) ?? 0, encodingRatesKbps: steering.encodingRatesKbps)
+        let kbps = selection.paddingProbeKbps(estimateKbps: steering.estimate(of: id) ?? 0, encodingRatesKbps: rates)
         control.paddingProbe.store(kbps, ordering: .relaxed)
     }
 
