@@ -41,6 +41,7 @@ import tempfile
 from benchkit.common import (FPS, MachineLoad, ToolFailed, UDPSinks, goal, make_clip, measure, median_of,
                              paired, ratio, run_rounds, table)
 from benchkit.encoder_settings import camrtp_encoder_args, ffmpeg_vp8_args, gst_vp8enc, vpxenc_args, vpxenc_recording_args
+from benchkit import receivers
 from benchkit.memory import bench_memory, print_memory
 from benchkit.record import bench_record, print_record
 from benchkit.senders import CamrtpBuild
@@ -366,6 +367,9 @@ def main():
     closed.add_argument("--rtt", type=lambda text: [float(value) for value in text.split(",") if value.strip()],
                         metavar="MS,...", help="the path's round-trip times for feedback and fec "
                                                "(default: 40 for feedback, 200 for fec)")
+    closed.add_argument("--receiver-rtcp-bandwidth", type=int, default=receivers.RTCP_SESSION_BANDWIDTH, metavar="BPS",
+                        help="the session bandwidth GStreamer's receiver reckons its RTCP share from, which sets how "
+                             "soon its NACKs leave (default %(default)s)")
     closed.add_argument("--plot-dir", default=os.path.join(BENCH_DIR, "results"), metavar="DIR",
                         help="where congestion writes its PNGs (default: Benchmarks/results)")
     closed.add_argument("--workdir", metavar="DIR",
@@ -374,6 +378,7 @@ def main():
     if not os.access(args.camrtp, os.X_OK) and args.command != "micro":
         sys.exit(f"{args.camrtp} not found: swift build -c release (camrtp and camrtp-webrtc)")
     args.camrtp_build = CamrtpBuild(args.camrtp)
+    receivers.RTCP_SESSION_BANDWIDTH = args.receiver_rtcp_bandwidth
     args.keep = args.workdir is not None
 
     benches = {"encode": (bench_encode, print_encode), "send": (bench_send, print_send),

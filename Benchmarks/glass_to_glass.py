@@ -95,10 +95,12 @@ LOOPBACK_PAGE = """<!doctype html><html><body><video autoplay muted playsinline>
 # repaired (NACKs, FEC packets: Chromium 156 leaves those out for video).
 RECEIVER_COUNTS = """(async () => {
   const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, fecDiscarded: 0, lost: 0, bytes: 0, packets: 0, frames: 0, dropped: 0, jitterBufferDelay: 0, jitterBufferEmitted: 0,
-    now: performance.now() };
+    decoded: 0, sent: 0, now: performance.now() };
   for (const connection of window.glass.connections) {
     (await connection.getStats()).forEach((s) => {
+      if (s.type === "outbound-rtp" && s.kind === "video") counts.sent += s.framesSent || 0;
       if (s.type !== "inbound-rtp" || s.kind !== "video") return;
+      counts.decoded += s.framesDecoded || 0;
       counts.freezes += s.freezeCount || 0; counts.duration += s.totalFreezesDuration || 0;
       counts.nacks += s.nackCount || 0; counts.fec += s.fecPacketsReceived || 0; counts.lost += s.packetsLost || 0;
       counts.fecDiscarded += s.fecPacketsDiscarded || 0; counts.dropped += s.framesDropped || 0;
@@ -140,8 +142,10 @@ class Serve:
         self.log.close()
 
 
-# What camrtp serve sent its viewers (GET /metrics, summed over them): all bytes, FEC's and repairs'.
-SENDER_SERIES = ("camrtp_viewer_sent_bytes_total", "camrtp_viewer_fec_bytes_total", "camrtp_viewer_retransmitted_bytes_total")
+# What camrtp serve sent its viewers (GET /metrics, summed over them): all bytes, FEC's and repairs',
+# and the frames.
+SENDER_SERIES = ("camrtp_viewer_sent_bytes_total", "camrtp_viewer_fec_bytes_total", "camrtp_viewer_retransmitted_bytes_total",
+                 "camrtp_viewer_frames_forwarded_total")
 
 
 async def sender_counts(browser, metrics_url):
@@ -177,7 +181,14 @@ async def measure_page(browser, url, configuration, override, warmup, seconds, m
         return end[key] - start[key]
 
     timed = [latency for latency in window if latency is not None]
+    # Frames the sender sent in the window: camrtp's own count, or the sending connection's
+    # outbound-rtp in Chromium's loopback page. Both ends are read at the same moment, so the
+    # frames in flight at the start and at the end cancel out.
+    frames_sent = (sent_end["camrtp_viewer_frames_forwarded_total"] - sent_start["camrtp_viewer_frames_forwarded_total"]
+                   if sent_start is not None else delta("sent"))
     return {
+        "framesSent": frames_sent, "framesDecoded": delta("decoded"),
+        "decodedPercent": 100 * delta("decoded") / frames_sent if frames_sent > 0 else None,
         "framesShown": len(window), "framesWithCaptureTime": len(timed),
         "captureTimePercent": 100 * len(timed) / len(window) if window else 0,
         "fps": len(window) / seconds, "p50Ms": percentile(timed, 50), "p95Ms": percentile(timed, 95),
@@ -196,7 +207,7 @@ def sent_fec_percent(start, end):
     """FEC bytes against media bytes (all sent, less FEC and repairs) over the window."""
     if start is None or end is None:
         return None
-    sent, fec, repairs = (end[name] - start[name] for name in SENDER_SERIES)
+    sent, fec, repairs = (end[name] - start[name] for name in SENDER_SERIES[:3])
     media = sent - fec - repairs
     return 100 * fec / media if media > 0 else None
 
@@ -256,14 +267,14 @@ def report(results, loads, options):
         for name, name_runs in runs.items():
             median = median_of(name_runs)
             pooled = [run for run in name_runs]
-            rows.append([name, cell(median["fps"]), cell(median["kbps"], 0), cell(median["packetsPerFrame"]),
+            rows.append([name, cell(median["fps"]), cell(median.get("decodedPercent")), cell(median["kbps"], 0), cell(median["packetsPerFrame"]),
                          cell(median["captureTimePercent"], 0, " %"), cell(median["p50Ms"]),
                          cell(median["p95Ms"]), f"{sum(run['freezeCount'] for run in pooled)}",
                          cell(sum(run["freezeSeconds"] for run in pooled), 2), cell(median["packetsLost"], 0),
                          cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0),
                          cell(median["fecPacketsDiscarded"], 0), cell(median.get("fecPercent")), cell(median["framesDropped"], 0),
                          cell(median["jitterBufferMsPerFrame"])])
-        print(table(["sender", "fps", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
+        print(table(["sender", "fps", "decoded % of sent", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
                      "lost", "NACKs", "FEC packets", "FEC discarded", "FEC %", "frames dropped", "jitter buffer ms/frame"], rows))
         for name in runs:
             if name == "chromium":

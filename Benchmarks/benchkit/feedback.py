@@ -9,6 +9,7 @@ import sys
 
 from .closed_loop import median_field, prepare_case, row_descriptions, run_matrix
 from .common import cell, table
+from . import receivers
 from .receivers import JITTER_BUFFER_LATENCY_MS
 from .relay import LinkProfile
 from .session import run_session
@@ -67,6 +68,7 @@ def bench_feedback(args, workdir):
     add_intact(runs, rows)
     return {"clip": f"{SIZE[0]}x{SIZE[1]} testsrc2 {FRAMES} frames", "kbps": KBPS, "losses": list(LOSSES),
             "rttsMs": list(rtts), "jitterBufferMs": JITTER_BUFFER_LATENCY_MS,
+            "receiverRtcpBandwidth": receivers.RTCP_SESSION_BANDWIDTH,
             "rows": row_descriptions(rows, transport_cc),
             "unsupported": unsupported,
             "runs": {f"{name} @ {condition_label(condition)}": results for (name, condition), results in runs.items()},
@@ -158,7 +160,8 @@ def print_feedback(report, rounds):
     rtts = ", ".join(f"{rtt:g}" for rtt in report["rttsMs"])
     print(f"\n== feedback: {report['clip']} at {report['kbps']} kbit/s in real time, random loss on the forward "
           f"path, RTT {rtts} ms (half each way), GStreamer receiver with NACK + PLI, jitter buffer "
-          f"{report['jitterBufferMs']} ms; medians of {rounds} rounds ==")
+          f"{report['jitterBufferMs']} ms, RTCP for a {report['receiverRtcpBandwidth'] / 1000:g} kbit/s session; "
+          f"medians of {rounds} rounds ==")
     headers = ["sender", "RTT ms", "loss", "intact %", "decoded", "PSNR dB", "lost", "repaired", "retx kB", "retx %",
                "delay p50 ms", "delay p95 ms", "keyframes", "CPU s"]
     rows = condition_rows(report, len(headers), lambda value: [

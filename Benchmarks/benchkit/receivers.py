@@ -16,7 +16,11 @@ from .common import ToolFailed, log_tail, stop_process
 from .ports import is_bound
 
 JITTER_BUFFER_LATENCY_MS = 200
-# RTCP bandwidth in bit/s: without it NACKs wait for the regular RTCP interval (REFERENCES.md).
+# The session bandwidth in bit/s the receiver's RTCP share is reckoned from (5 % of it): without it
+# NACKs wait for the regular RTCP interval (REFERENCES.md). Even so, GStreamer sends a NACK early
+# only when its next regular report would come later than the packet's deadline less the RTT, so a
+# NACK waits up to a report interval, about 110 ms here under loss; compare.py
+# --receiver-rtcp-bandwidth changes it for every receiver of the run.
 RTCP_SESSION_BANDWIDTH = 250000
 START_TIMEOUT_S = 10
 STOP_TIMEOUT_S = 15
