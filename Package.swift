@@ -87,7 +87,7 @@ let package = Package(
         .target(name: "ICE", dependencies: ["CNice", "ICEServers", "MediaCore", logging]),
         // WebRTC: one ICE agent, one DTLS session and SRTP on one 5-tuple, under the RTP sender.
         .target(name: "WebRTC", dependencies: [
-            "ICE", "ICEServers", "DTLS", "SDP", "RTP", "RTPSender", "RTPSession", "Transport", "MediaCore", logging,
+            "ICE", "ICEServers", "DTLS", "SDP", "RTP", "RTPSender", "RTPSession", "CongestionControl", "Transport", "MediaCore", logging,
         ]),
         // WHIP (RFC 9725): the HTTP exchange that publishes an offer and ends the session.
         .target(name: "WHIP", dependencies: [
@@ -100,7 +100,8 @@ let package = Package(
         // `publish` for as long as it runs: sessions one after another (ICE restart, then a new
         // POST with backoff), the sink the pipeline keeps across them, and the pure policy.
         .target(name: "Publishing", dependencies: [
-            "WHIP", "WebRTC", "ICE", "ICEServers", "SDP", "MediaCore", logging, .product(name: "Metrics", package: "swift-metrics"),
+            "WHIP", "WebRTC", "ICE", "ICEServers", "SDP", "MediaCore", "CongestionControl", logging,
+            .product(name: "Metrics", package: "swift-metrics"),
         ]),
         // One encoder, many viewers: fan-out of encoded frames and the encoder steering they share.
         .target(name: "ViewerFanout", dependencies: ["MediaCore", "StreamMetrics", .product(name: "Metrics", package: "swift-metrics")]),
@@ -119,7 +120,7 @@ let package = Package(
         // WHEP (viewers over HTTP): the endpoint, its session-factory seam, the viewer page, and
         // the factory that answers each viewer with a WebRTC sender fed by the fan-out.
         .target(name: "WHEP", dependencies: [
-            "MediaCore", "ViewerFanout", "WebRTC", "SDP", "ICEServers", "HTTPAccess", "MetricsHTTP", logging,
+            "MediaCore", "ViewerFanout", "WebRTC", "SDP", "ICEServers", "HTTPAccess", "MetricsHTTP", "CongestionControl", logging,
             .product(name: "Hummingbird", package: "hummingbird"),
             .product(name: "HTTPTypes", package: "swift-http-types"),
         ]),
@@ -202,7 +203,9 @@ let package = Package(
             "HTTPAccess", "TestSupport", .product(name: "HTTPTypes", package: "swift-http-types"),
             .product(name: "NIOSSL", package: "swift-nio-ssl"),
         ]),
-        .testTarget(name: "CamrtpTests", dependencies: ["CamrtpCLI", "CameraRTP", "Capture", "FakeV4L2", "TestSupport", "VP8"]),
+        .testTarget(name: "CamrtpTests", dependencies: [
+            "CamrtpCLI", "CameraRTP", "Capture", "CongestionControl", "FakeV4L2", "TestSupport", "VP8",
+        ]),
         .testTarget(name: "CameraRTPTests", dependencies: [
             "CameraRTP", "Adaptation", "Capture", "ImageEncoding", "VP8", "MediaCore", "TestSupport", "StreamMetrics",
             .product(name: "Metrics", package: "swift-metrics"),

@@ -1,3 +1,6 @@
+/// Where a sender hands each `BWETraceRecord`, on its send thread.
+public typealias BWETraceSink = @Sendable (BWETraceRecord) -> Void
+
 /// The estimator's state after one input, a line of the `--trace-bwe` CSV: enough to plot why
 /// the target moved (the delay trend against its threshold, the detector and AIMD states, loss,
 /// the acknowledged rate and each estimate).

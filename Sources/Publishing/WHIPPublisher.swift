@@ -1,3 +1,4 @@
+import CongestionControl
 import ICE
 import ICEServers
 import Logging
@@ -31,12 +32,16 @@ public final class WHIPPublisher: Sendable {
         public var silenceNs: Int64
         /// How often the session's state and the local addresses are looked at.
         public var pollNs: Int64
+        /// Asked once per session for where its congestion-controller updates go.
+        public var makeTraceSink: @Sendable () -> BWETraceSink?
 
         public init(
             sender: WebRTCSenderConfiguration, reconnectLimit: Int? = nil, restartWaitNs: Int64 = 5_000_000_000,
-            silenceNs: Int64 = 3_000_000_000, pollNs: Int64 = 200_000_000
+            silenceNs: Int64 = 3_000_000_000, pollNs: Int64 = 200_000_000,
+            makeTraceSink: @escaping @Sendable () -> BWETraceSink? = { nil }
         ) {
             self.sender = sender
+            self.makeTraceSink = makeTraceSink
             self.reconnectLimit = reconnectLimit
             self.restartWaitNs = restartWaitNs
             self.silenceNs = silenceNs
@@ -157,7 +162,8 @@ public final class WHIPPublisher: Sendable {
         let localAddresses = senderConfiguration.transport.localAddresses
         let sender: WebRTCVideoSender
         do {
-            sender = try await WebRTCVideoSender.offering(configuration: senderConfiguration, logger: logger)
+            sender = try await WebRTCVideoSender.offering(
+                configuration: senderConfiguration, traceSink: configuration.makeTraceSink(), logger: logger)
         } catch {
             return .lost(cause: "\(error)", decision: policy.sessionLost(nowNs: now()))
         }

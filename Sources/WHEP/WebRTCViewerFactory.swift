@@ -1,3 +1,4 @@
+import CongestionControl
 import Logging
 import MediaCore
 import SDP
@@ -13,18 +14,25 @@ import WebRTC
 public final class WebRTCViewerFactory: WHEPSessionFactory {
     private let fanout: MultiViewerSink
     private let configuration: WebRTCSenderConfiguration
+    private let makeTraceSink: @Sendable () -> BWETraceSink?
     private let logger: Logger
 
-    public init(fanout: MultiViewerSink, configuration: WebRTCSenderConfiguration, logger: Logger) {
+    /// `makeTraceSink` is asked once per viewer for where its congestion-controller updates go.
+    public init(
+        fanout: MultiViewerSink, configuration: WebRTCSenderConfiguration,
+        makeTraceSink: @escaping @Sendable () -> BWETraceSink? = { nil }, logger: Logger
+    ) {
         self.fanout = fanout
         self.configuration = configuration
+        self.makeTraceSink = makeTraceSink
         self.logger = logger
     }
 
     public func answer(offer: String, resourceID: String, ended: @escaping @Sendable () -> Void) async throws -> WHEPAnswer {
         let sender: WebRTCVideoSender
         do {
-            sender = try await WebRTCVideoSender.answering(offer: offer, configuration: configuration, logger: logger)
+            sender = try await WebRTCVideoSender.answering(
+                offer: offer, configuration: configuration, traceSink: makeTraceSink(), logger: logger)
         } catch let error as WebRTCError {
             switch error {
             case .invalidDescription, .negotiation, .unsupportedFingerprint: throw WHEPOfferRejected(error.description)

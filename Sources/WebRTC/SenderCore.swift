@@ -1,3 +1,4 @@
+import CongestionControl
 import Logging
 import MediaCore
 import RTPSender
@@ -35,10 +36,12 @@ final class SenderCore: Sendable {
     let events: AsyncStream<WebRTCSenderEvent>
     let state = Mutex(State())
     private let continuation: AsyncStream<WebRTCSenderEvent>.Continuation
+    private let traceSink: BWETraceSink?
     private let logger: Logger
 
-    init(negotiation: SenderNegotiation, logger: Logger) {
+    init(negotiation: SenderNegotiation, traceSink: BWETraceSink? = nil, logger: Logger) {
         self.negotiation = negotiation
+        self.traceSink = traceSink
         self.logger = logger
         let (events, continuation) = AsyncStream.makeStream(of: WebRTCSenderEvent.self, bufferingPolicy: .bufferingNewest(256))
         self.events = events
@@ -75,7 +78,7 @@ final class SenderCore: Sendable {
             for: negotiated, outboundKey: keys.outbound, inboundKey: keys.inbound, transport: connection)
         let sender: RTPVideoSender
         do {
-            sender = try RTPVideoSender(configuration: configuration, logger: logger)
+            sender = try RTPVideoSender(configuration: configuration, traceSink: traceSink, logger: logger)
         } catch {
             logger.error("RTP sender did not start: \(error)")
             state.withLock { $0.failure = .connection(.sender("\(error)")) }

@@ -1,3 +1,4 @@
+import CongestionControl
 import Logging
 import MediaCore
 import SDP
@@ -49,12 +50,14 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
     /// Gathers candidates and writes our offer (`localDescription`): sendonly VP8 with RTX,
     /// `a=setup:actpass`, our ICE values and fingerprint, and the configuration's simulcast
     /// encodings. ICE is controlling. Call `acceptAnswer` with the peer's answer next; then
-    /// `negotiated.sentEncodings` says which encodings go.
+    /// `negotiated.sentEncodings` says which encodings go. `traceSink` gets every
+    /// congestion-controller update once media flows.
     public static func offering(
-        configuration: WebRTCSenderConfiguration, logger: Logger = Logger(label: "camrtp.webrtc")
+        configuration: WebRTCSenderConfiguration, traceSink: BWETraceSink? = nil,
+        logger: Logger = Logger(label: "camrtp.webrtc")
     ) async throws -> WebRTCVideoSender {
         try configuration.validateSimulcast()
-        let core = SenderCore(negotiation: SenderNegotiation(configuration: configuration), logger: logger)
+        let core = SenderCore(negotiation: SenderNegotiation(configuration: configuration), traceSink: traceSink, logger: logger)
         let connection = try makeConnection(role: .controlling, configuration: configuration, core: core, logger: logger)
         do {
             _ = try await connection.gatherCandidates()
@@ -73,7 +76,8 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
     /// its payload types and extension ids, RTX and feedback when offered, `a=setup:active`
     /// for an actpass offer. ICE is controlled; checks start at once.
     public static func answering(
-        offer: String, configuration: WebRTCSenderConfiguration, logger: Logger = Logger(label: "camrtp.webrtc")
+        offer: String, configuration: WebRTCSenderConfiguration, traceSink: BWETraceSink? = nil,
+        logger: Logger = Logger(label: "camrtp.webrtc")
     ) async throws -> WebRTCVideoSender {
         let remote: SessionDescription
         do {
@@ -81,7 +85,7 @@ public final class WebRTCVideoSender: EncodedFrameSink, Sendable {
         } catch {
             throw WebRTCError.invalidDescription(error)
         }
-        let core = SenderCore(negotiation: SenderNegotiation(configuration: configuration), logger: logger)
+        let core = SenderCore(negotiation: SenderNegotiation(configuration: configuration), traceSink: traceSink, logger: logger)
         let connection = try makeConnection(role: .controlled, configuration: configuration, core: core, logger: logger)
         do {
             _ = try await connection.gatherCandidates()

@@ -43,6 +43,7 @@ struct PublishCommand: CamrtpCommand {
         let whip = try WHIPClient(
             endpoint: publish.whip, bearerToken: try publish.bearerToken(), timeoutNs: Int64(publish.httpTimeout * 1e9),
             caFile: publish.caFile)
+        let traces = try webrtc.traceFiles()
         let metricsListener = try await metrics.start()
         let source = try input.makeSource(defaultPace: .realtime, size: adapt.outputSize, fpsLimit: adapt.fps)
         var configuration = try webrtc.senderConfiguration(encoder: encoder)
@@ -53,7 +54,9 @@ struct PublishCommand: CamrtpCommand {
         configuration.simulcast = Self.simulcastOffer(sizes: try layers.simulcastSizes(for: pipelineConfiguration, source: source))
         let notes = PublishNotes(source: source.summary, endpoint: publish.whip, configuredTURN: configuration.transport.turnServers)
         let publisher = WHIPPublisher(
-            client: whip, configuration: WHIPPublisher.Configuration(sender: configuration, reconnectLimit: publish.reconnectLimit)
+            client: whip,
+            configuration: WHIPPublisher.Configuration(
+                sender: configuration, reconnectLimit: publish.reconnectLimit, makeTraceSink: { traces?.makeSink() })
         ) { event in notes.line(for: event).map(printNote) }
         let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: publisher.sink)
 

@@ -54,6 +54,7 @@ struct ServeCommand: CamrtpCommand {
     func execute() async throws {
         guard let (host, port) = serve.listenAddress else { throw CLIError.usage("--http \"\(serve.http)\": expected HOST:PORT") }
         let access = try ServeAccess(self.access, listeningOn: host, http: serve.http)
+        let traces = try webrtc.traceFiles()
         let renderMetrics = PrometheusBackend.bootstrap()
         var configuration = try webrtc.senderConfiguration(encoder: encoder, playoutDelay: LatencyOptions.servePlayoutDelay)
         configuration.transport.gatheringWaitNs = Self.gatheringWaitNs
@@ -73,9 +74,9 @@ struct ServeCommand: CamrtpCommand {
         serverConfiguration.tls = access.tls
         serverConfiguration.allowedOrigins = self.access.allowedOrigins
         serverConfiguration.metrics = MetricsPage(authenticator: access.metrics, render: renderMetrics)
-        let server = WHEPServer(
-            configuration: serverConfiguration,
-            factory: WebRTCViewerFactory(fanout: fanout, configuration: configuration, logger: logger), logger: logger)
+        let factory = WebRTCViewerFactory(
+            fanout: fanout, configuration: configuration, makeTraceSink: { traces?.makeSink() }, logger: logger)
+        let server = WHEPServer(configuration: serverConfiguration, factory: factory, logger: logger)
         let pipeline = try StreamPipeline(source: source, configuration: pipelineConfiguration, sink: fanout)
 
         let turnServers = configuration.transport.turnServers

@@ -52,6 +52,16 @@ struct WebRTCOptions: ParsableArguments {
 
     @OptionGroup var latency: LatencyOptions
 
+    @Option(help: ArgumentHelp(
+        "Write each session's congestion-control updates (as send's --trace-bwe) to PREFIX-1.csv, PREFIX-2.csv, …: one file per viewer or publish attempt, numbered as they start.",
+        valueName: "prefix"))
+    var traceBwe: String?
+
+    /// The trace files of `--trace-bwe`, the first one opened now; nil without the option.
+    func traceFiles() throws -> BWETraceFiles? {
+        try traceBwe.map(BWETraceFiles.init(prefix:))
+    }
+
     func validate() throws {
         if let stun {
             do throws(ICEError) {

@@ -49,7 +49,9 @@ struct WebRTCLoopbackTests {
         let frames = try Frames()
         var configuration = WebRTCSenderConfiguration(transport: Self.options)
         configuration.tuning.retransmission = retransmission
-        let sender = try await WebRTCVideoSender.offering(configuration: configuration)
+        let traced = Atomic(0)
+        let sender = try await WebRTCVideoSender.offering(
+            configuration: configuration, traceSink: { _ in traced.add(1, ordering: .relaxed) })
         #expect(sender.localDescription.contains("a=setup:actpass"))
         #expect(sender.localDescription.contains("a=fingerprint:sha-256 "))
         #expect(sender.localDescription.contains("a=sendonly"))
@@ -86,6 +88,8 @@ struct WebRTCLoopbackTests {
             let frame = try #require(await decoded.next())
             #expect(frame.width == Self.width && frame.height == Self.height)
         }
+        // The controller's updates reach the trace sink (serve's and publish's --trace-bwe).
+        #expect(traced.load(ordering: .relaxed) > 0)
 
         // SRTCP back: a PLI reaches the sender and asks the encoder for a keyframe.
         let before = control.keyframeRequests.load(ordering: .relaxed)
