@@ -3,7 +3,9 @@ import Glibc
 import Synchronization
 
 /// `--trace-bwe FILE`: one CSV line per congestion-controller update (time, target, delay trend,
-/// threshold, loss, acknowledged rate, …), written through a stdio buffer from the send thread.
+/// threshold, loss, acknowledged rate, …), written from the send thread. Each line is flushed as
+/// it is written (tens a second), so the file is whole up to the last update however the
+/// process ends and whoever holds the sink last.
 final class BWETraceFile: Sendable {
     private let file: Mutex<UnsafeMutablePointer<FILE>?>
     let path: String
@@ -22,6 +24,7 @@ final class BWETraceFile: Sendable {
         file.withLock { handle in
             guard let handle else { return }
             fputs(record.csvLine + "\n", handle)
+            fflush(handle)
         }
     }
 

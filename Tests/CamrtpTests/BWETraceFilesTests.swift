@@ -15,16 +15,15 @@ import Testing
     }
 
     /// Two viewers of `serve`: each session's updates in a file of its own, numbered as the
-    /// sessions start, each with the CSV header of `send --trace-bwe`.
+    /// sessions start, each with the CSV header of `send --trace-bwe`, and on disk as soon as
+    /// they are written (a process stopped without closing them loses nothing).
     @Test func eachSessionWritesAFileOfItsOwn() throws {
         let folder = TemporaryDirectory()
-        do {
-            let files = try BWETraceFiles(prefix: folder.file("viewer"))
-            let first = try #require(files.makeSink())
-            let second = try #require(files.makeSink())
-            second(record(timeNs: 2_000_000))
-            first(record(timeNs: 1_000_000))
-        }
+        let files = try BWETraceFiles(prefix: folder.file("viewer"))
+        let first = try #require(files.makeSink())
+        let second = try #require(files.makeSink())
+        second(record(timeNs: 2_000_000))
+        first(record(timeNs: 1_000_000))
         let lines = { (name: String) in
             try String(contentsOfFile: folder.file(name), encoding: .utf8).split(separator: "\n").map(String.init)
         }
