@@ -8,6 +8,14 @@
 /// rate × (1 − loss/2), at most once per report and per 300 ms + RTT. During the first 2 s after
 /// the first report, while nothing is lost, it simply follows the delay-based estimate, so that
 /// start-up probing takes effect at once.
+///
+/// One departure from v1: a cut that did not lower the loss is taken back. On a path that loses
+/// a few percent whatever the rate (radio, a lossy relay), one report of a burst (an outage of
+/// half a second reports most of its packets lost) cuts the rate, and v1 would then hold the
+/// lower rate for as long as the path loses more than 2 %. When the reports after a cut lose no
+/// more than the path lost before it (`steadyLossFraction`, plus a point), the loss is not ours:
+/// the rate grows back as with low loss, up to the rate before the cut and no further.
+/// libwebrtc's loss-based v2 reaches the same end by estimating the path's inherent loss.
 struct LossBasedBandwidthEstimator: Sendable {
     static let increaseIntervalNs: Int64 = 1_000_000_000
     static let decreaseIntervalNs: Int64 = 300_000_000
@@ -18,6 +26,10 @@ struct LossBasedBandwidthEstimator: Sendable {
     /// Loss reports older than 1.2 × libwebrtc's `kMaxRtcpFeedbackInterval` (5 s) stop increases.
     static let maxReportAgeNs: Int64 = 6_000_000_000
     static let increaseFloorBps = 1000.0
+    /// The weight of each report at most `highLossFraction` in `steadyLossFraction`.
+    static let steadyLossWeight = 0.25
+    /// How much more than before a cut the loss after it may be, and the cut still be taken back.
+    static let recoveryLossMargin = 0.01
 
     private(set) var targetBps: Double
     let minBitrateBps: Double
@@ -36,6 +48,12 @@ struct LossBasedBandwidthEstimator: Sendable {
     private var hasDecreasedSinceLastReport = false
     /// (time, rate) pairs, rising: the minimum rate over the last second is the first one.
     private var minHistory: [(timeNs: Int64, bitrateBps: Double)] = []
+    /// The loss of recent reports at most `highLossFraction`, a moving average: what the path
+    /// loses when no burst is under way.
+    private(set) var steadyLossFraction: Double?
+    /// After a cut: the rate before it and the steady loss then; the rate may grow back to it
+    /// while the loss stays within `recoveryLossMargin` of that.
+    private(set) var recovery: (ceilingBps: Double, lossBefore: Double)?
 
     init(startBitrateBps: Double, minBitrateBps: Double, maxBitrateBps: Double) {
         self.minBitrateBps = minBitrateBps
@@ -57,6 +75,9 @@ struct LossBasedBandwidthEstimator: Sendable {
         guard expectedSinceReport >= Self.minPacketsPerReport else { return }
         hasDecreasedSinceLastReport = false
         fractionLostQ8 = min(max(lostSinceReport, 0) * 256 / expectedSinceReport, 255)
+        if lossFraction <= Self.highLossFraction {
+            steadyLossFraction = steadyLossFraction.map { $0 + (lossFraction - $0) * Self.steadyLossWeight } ?? lossFraction
+        }
         lostSinceReport = 0
         expectedSinceReport = 0
         lastLossReportNs = nowNs
@@ -80,6 +101,7 @@ struct LossBasedBandwidthEstimator: Sendable {
         delayBasedLimitBps = .infinity
         setTarget(bitrateBps)
         minHistory.removeAll(keepingCapacity: true)
+        recovery = nil
     }
 
     mutating func updateEstimate(nowNs: Int64) {
@@ -100,9 +122,13 @@ struct LossBasedBandwidthEstimator: Sendable {
             return
         }
         let loss = lossFraction
-        if loss <= Self.lowLossFraction {
+        let recovering = recovery.map { loss <= $0.lossBefore + Self.recoveryLossMargin } ?? false
+        if loss <= Self.lowLossFraction || recovering {
             let floorBps = minHistory.first?.bitrateBps ?? targetBps
-            setTarget((floorBps * 1.08).rounded() + Self.increaseFloorBps)
+            var increasedBps = (floorBps * 1.08).rounded() + Self.increaseFloorBps
+            if loss > Self.lowLossFraction, let recovery { increasedBps = min(increasedBps, max(recovery.ceilingBps, targetBps)) }
+            setTarget(increasedBps)
+            if let recovery, targetBps >= recovery.ceilingBps { self.recovery = nil }
             return
         }
         if loss > Self.highLossFraction && !hasDecreasedSinceLastReport
@@ -110,6 +136,8 @@ struct LossBasedBandwidthEstimator: Sendable {
         {
             lastDecreaseNs = nowNs
             hasDecreasedSinceLastReport = true
+            // Successive cuts can all be taken back, to the rate before the first.
+            recovery = steadyLossFraction.map { (max(recovery?.ceilingBps ?? 0, targetBps), recovery?.lossBefore ?? $0) }
             setTarget(targetBps * Double(512 - fractionLostQ8) / 512)
             return
         }

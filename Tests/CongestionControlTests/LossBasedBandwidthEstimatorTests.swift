@@ -54,6 +54,52 @@ import Testing
         #expect(estimator.targetBps < afterFirstCut)
     }
 
+    /// A path that loses 5 % whatever the rate, then one report of a burst (an outage): the
+    /// cut is taken back at 8 % a second while the loss stays at the path's 5 %, up to the rate
+    /// before the cut and no further.
+    @Test func aCutThatDidNotLowerTheLossIsTakenBack() {
+        var estimator = makeEstimator()
+        for step in 0..<4 { estimator.updatePacketsLost(lost: 5, expected: 100, nowNs: Int64(step) * second) }
+        #expect(estimator.targetBps == 1_000_000)
+        estimator.updatePacketsLost(lost: 60, expected: 100, nowNs: 4 * second)
+        let cut = estimator.targetBps
+        #expect(cut < 800_000)
+        var expectedBps = cut
+        for step in 5..<12 {
+            estimator.updatePacketsLost(lost: 5, expected: 100, nowNs: Int64(step) * second)
+            expectedBps = min((expectedBps * 1.08).rounded() + 1000, 1_000_000)
+            #expect(estimator.targetBps == expectedBps)
+        }
+        #expect(estimator.targetBps == 1_000_000)
+        #expect(estimator.recovery == nil)
+        for step in 12..<15 { estimator.updatePacketsLost(lost: 5, expected: 100, nowNs: Int64(step) * second) }
+        #expect(estimator.targetBps == 1_000_000)
+    }
+
+    /// Loss that came with the cut and stays (the path was clean before) is ours: the lower
+    /// rate holds, as in v1.
+    @Test func aCutAfterACleanPathHoldsWhileTheLossStays() {
+        var estimator = makeEstimator()
+        estimator.setDelayBasedLimit(1_000_000)
+        for step in 0..<4 { estimator.updatePacketsLost(lost: 0, expected: 100, nowNs: Int64(step) * second) }
+        estimator.updatePacketsLost(lost: 60, expected: 100, nowNs: 4 * second)
+        let cut = estimator.targetBps
+        for step in 5..<10 { estimator.updatePacketsLost(lost: 5, expected: 100, nowNs: Int64(step) * second) }
+        #expect(estimator.targetBps == cut)
+    }
+
+    /// The way back stops where the loss grows past what the path lost before the cut.
+    @Test func takingACutBackStopsWhenTheLossGrows() {
+        var estimator = makeEstimator()
+        for step in 0..<4 { estimator.updatePacketsLost(lost: 4, expected: 100, nowNs: Int64(step) * second) }
+        estimator.updatePacketsLost(lost: 60, expected: 100, nowNs: 4 * second)
+        estimator.updatePacketsLost(lost: 4, expected: 100, nowNs: 5 * second)
+        let climbed = estimator.targetBps
+        estimator.updatePacketsLost(lost: 8, expected: 100, nowNs: 6 * second)
+        #expect(estimator.targetBps == climbed)
+        #expect(estimator.recovery != nil)
+    }
+
     @Test func smallReportsAccumulateToTwentyPackets() {
         var estimator = makeEstimator()
         estimator.updatePacketsLost(lost: 5, expected: 10, nowNs: 0)
