@@ -136,8 +136,10 @@ struct LossBasedBandwidthEstimator: Sendable {
         {
             lastDecreaseNs = nowNs
             hasDecreasedSinceLastReport = true
-            // Successive cuts can all be taken back, to the rate before the first.
-            recovery = steadyLossFraction.map { (max(recovery?.ceilingBps ?? 0, targetBps), recovery?.lossBefore ?? $0) }
+            if let steadyLossFraction {
+                // Successive cuts can all be taken back, to the rate before the first.
+                recovery = (max(recovery?.ceilingBps ?? 0, targetBps), recovery?.lossBefore ?? steadyLossFraction)
+            }
             setTarget(targetBps * Double(512 - fractionLostQ8) / 512)
             return
         }
