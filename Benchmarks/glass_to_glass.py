@@ -16,7 +16,8 @@ jitter buffers settle, camrtp's capture times start once DLRR gave the browser i
 frames are measured for --seconds (20). Per case and round: frames displayed and the share with a
 capture time, p50 and p95, and the receiver's bitrate, packets per frame, freezeCount, packets
 lost, NACKs and FEC packets over the window; the report gives the medians over --rounds (3) (freezes summed) and
-camrtp / chromium ratios paired by round.
+camrtp / chromium ratios paired by round. A round whose page lost its connection and made a new one
+in the window (the new connection's counters start at zero) is left out, and the report says so.
 
   /usr/bin/python3 Benchmarks/glass_to_glass.py                           # both paths
   /usr/bin/python3 Benchmarks/glass_to_glass.py --path clean --rounds 5
@@ -95,7 +96,7 @@ LOOPBACK_PAGE = """<!doctype html><html><body><video autoplay muted playsinline>
 # repaired (NACKs, FEC packets: Chromium 156 leaves those out for video).
 RECEIVER_COUNTS = """(async () => {
   const counts = { freezes: 0, duration: 0, nacks: 0, fec: 0, fecDiscarded: 0, lost: 0, bytes: 0, packets: 0, frames: 0, dropped: 0, jitterBufferDelay: 0, jitterBufferEmitted: 0,
-    decoded: 0, sent: 0, now: performance.now() };
+    decoded: 0, sent: 0, connections: window.glass.connections.length, now: performance.now() };
   for (const connection of window.glass.connections) {
     (await connection.getStats()).forEach((s) => {
       if (s.type === "outbound-rtp" && s.kind === "video") counts.sent += s.framesSent || 0;
@@ -144,8 +145,9 @@ class Serve:
 
 # What camrtp serve sent its viewers (GET /metrics, summed over them): all bytes, FEC's and repairs',
 # and the frames.
-SENDER_SERIES = ("camrtp_viewer_sent_bytes_total", "camrtp_viewer_fec_bytes_total", "camrtp_viewer_retransmitted_bytes_total",
-                 "camrtp_viewer_frames_forwarded_total")
+BYTE_SERIES = ("camrtp_viewer_sent_bytes_total", "camrtp_viewer_fec_bytes_total", "camrtp_viewer_retransmitted_bytes_total")
+FRAME_SERIES = "camrtp_viewer_frames_forwarded_total"
+SENDER_SERIES = BYTE_SERIES + (FRAME_SERIES,)
 
 
 async def sender_counts(browser, metrics_url):
@@ -184,9 +186,11 @@ async def measure_page(browser, url, configuration, override, warmup, seconds, m
     # Frames the sender sent in the window: camrtp's own count, or the sending connection's
     # outbound-rtp in Chromium's loopback page. Both ends are read at the same moment, so the
     # frames in flight at the start and at the end cancel out.
-    frames_sent = (sent_end["camrtp_viewer_frames_forwarded_total"] - sent_start["camrtp_viewer_frames_forwarded_total"]
-                   if sent_start is not None else delta("sent"))
+    frames_sent = sent_end[FRAME_SERIES] - sent_start[FRAME_SERIES] if sent_start is not None else delta("sent")
     return {
+        # A page that lost its connection makes a new one, whose counters start again at zero:
+        # such a window measures nothing, and the report leaves it out.
+        "reconnected": end["connections"] != start["connections"],
         "framesSent": frames_sent, "framesDecoded": delta("decoded"),
         "decodedPercent": 100 * delta("decoded") / frames_sent if frames_sent > 0 else None,
         "framesShown": len(window), "framesWithCaptureTime": len(timed),
@@ -207,7 +211,7 @@ def sent_fec_percent(start, end):
     """FEC bytes against media bytes (all sent, less FEC and repairs) over the window."""
     if start is None or end is None:
         return None
-    sent, fec, repairs = (end[name] - start[name] for name in SENDER_SERIES[:3])
+    sent, fec, repairs = (end[name] - start[name] for name in BYTE_SERIES)
     media = sent - fec - repairs
     return 100 * fec / media if media > 0 else None
 
@@ -264,9 +268,10 @@ def report(results, loads, options):
                  else f"through the impairment relay: {2 * options.one_way_delay_ms:g} ms RTT, {options.loss:g} % loss each way")
         print(f"\nGlass to glass, {title}; medians over {options.rounds} rounds of {options.seconds:g} s")
         rows = []
-        for name, name_runs in runs.items():
+        measured = {name: [run for run in name_runs if not run["reconnected"]] for name, name_runs in runs.items()}
+        for name, name_runs in measured.items():
             median = median_of(name_runs)
-            pooled = [run for run in name_runs]
+            pooled = name_runs
             rows.append([name, cell(median["fps"]), cell(median.get("decodedPercent")), cell(median["kbps"], 0), cell(median["packetsPerFrame"]),
                          cell(median["captureTimePercent"], 0, " %"), cell(median["p50Ms"]),
                          cell(median["p95Ms"]), f"{sum(run['freezeCount'] for run in pooled)}",
@@ -274,14 +279,22 @@ def report(results, loads, options):
                          cell(median["nackCount"], 0), cell(median["fecPacketsReceived"], 0),
                          cell(median["fecPacketsDiscarded"], 0), cell(median.get("fecPercent")), cell(median["framesDropped"], 0),
                          cell(median["jitterBufferMsPerFrame"])])
-        print(table(["sender", "fps", "decoded % of sent", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (all rounds)", "frozen s",
+        print(table(["sender", "fps", "decoded % of sent", "kbit/s", "packets/frame", "with capture time", "p50 ms", "p95 ms", "freezes (rounds measured)", "frozen s",
                      "lost", "NACKs", "FEC packets", "FEC discarded", "FEC %", "frames dropped", "jitter buffer ms/frame"], rows))
+        for name, name_runs in runs.items():
+            for index, run in enumerate(name_runs):
+                if run["reconnected"]:
+                    print(f"{name}: round {index + 1} left out: the page lost its connection and made a new one in the window")
         for name in runs:
             if name == "chromium":
                 continue
-            p50 = paired(runs, name, "chromium", "p50Ms")
-            p95 = paired(runs, name, "chromium", "p95Ms")
-            print(f"{name} / chromium: p50 {p50:.2f}, p95 {p95:.2f}")
+            both = [(a, b) for a, b in zip(runs[name], runs["chromium"]) if not a["reconnected"] and not b["reconnected"]]
+            if not both:
+                continue
+            rounds = {name: [a for a, _ in both], "chromium": [b for _, b in both]}
+            p50 = paired(rounds, name, "chromium", "p50Ms")
+            p95 = paired(rounds, name, "chromium", "p95Ms")
+            print(f"{name} / chromium: p50 {p50:.2f}, p95 {p95:.2f} (the {len(both)} rounds both measured)")
         print(MachineLoad.describe(loads[path]))
 
 
