@@ -68,8 +68,9 @@ extension EndToEnd {
             let statsFile = folder.file("stats.json")
             let arguments = ["--source", Self.phone, "--to", "127.0.0.1:\(port)"]
             try CamrtpBinary.run(["sdp"] + arguments).stdout.write(toFile: sdp, atomically: true, encoding: .utf8)
+            // ffmpeg ends at the BYE the interrupted sender sends; until then it waits as long as a test may.
             let receiver = try ExternalTool("ffmpeg").start([
-                "-nostdin", "-loglevel", "info", "-threads", "1", "-listen_timeout", "2", "-localaddr", "127.0.0.1",
+                "-nostdin", "-loglevel", "info", "-threads", "1", "-listen_timeout", "\(Int(TestPatience.seconds))", "-localaddr", "127.0.0.1",
                 "-protocol_whitelist", "file,udp,rtp", "-i", sdp, "-fps_mode", "passthrough", "-vf", "showinfo", "-f", "null", "-",
             ])
             #expect(Receivers.waitUntilListening(receiver, port: port))

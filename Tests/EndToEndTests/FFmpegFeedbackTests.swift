@@ -44,14 +44,17 @@ extension EndToEnd {
             let sdp = clip.folder.file("ffmpeg.sdp"), output = clip.folder.file("ffmpeg.y4m"), statsPath = clip.folder.file("stats.json")
             let printed = try CamrtpBinary.run(["sdp", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(receiverPort)"])
             try printed.stdout.write(toFile: sdp, atomically: true, encoding: .utf8)
-            let receiver = try Receivers.ffmpeg(sdp: sdp, output: output, inputOptions: ["-sdp_flags", "rtcp_to_source"])
+            // The relay may lose the BYE too, so ffmpeg also ends 10 s after the last packet (a
+            // first packet has that long to come: the sender starts as soon as ffmpeg listens).
+            let receiver = try Receivers.ffmpeg(
+                sdp: sdp, output: output, inputOptions: ["-sdp_flags", "rtcp_to_source"], silenceSeconds: 10)
             defer { if receiver.isRunning { receiver.interrupt(); _ = receiver.wait(timeout: 10) } }
             try #require(Receivers.waitUntilListening(receiver, port: receiverPort))
             let send = try CamrtpBinary.run([
                 "send", "--source", "y4m:\(clip.path)", "--to", "127.0.0.1:\(relayPort)", "--local-port", "\(localPort)",
                 "--bitrate", "1000", "--stats-json", statsPath,
             ])
-            let received = receiver.wait(timeout: TestPatience.seconds)  // ffmpeg ends 2 s after the last packet
+            let received = receiver.wait(timeout: TestPatience.seconds)
             let relayStats = try relay.stop()
             #expect(send.status == 0, "\(send.stderr)")
             #expect(!received.timedOut)

@@ -11,7 +11,8 @@ extension EndToEnd {
 
         /// Streams `clip` to an ffmpeg started from `camrtp sdp`; returns what ffmpeg decoded and send's result.
         static func stream(
-            _ clip: SourceClip, extra: [String] = [], receiverExtra: [String]? = nil, srtp: Bool = false
+            _ clip: SourceClip, extra: [String] = [], receiverExtra: [String]? = nil, srtp: Bool = false,
+            receiverSilenceSeconds: Int = Int(TestPatience.seconds)
         ) throws -> (decoded: DecodedClip, send: ExternalTool.Result, sdp: String, statsPath: String) {
             let port = UDPPorts.freePair()
             let sdp = clip.folder.file("stream-\(port).sdp"), output = clip.folder.file("out-\(port).y4m")
@@ -19,7 +20,7 @@ extension EndToEnd {
             let printed = try CamrtpBinary.run(["sdp"] + common + (receiverExtra ?? []))
             #expect(printed.status == 0, "\(printed.stderr)")
             try printed.stdout.write(toFile: sdp, atomically: true, encoding: .utf8)
-            let receiver = try Receivers.ffmpeg(sdp: sdp, output: output, srtp: srtp)
+            let receiver = try Receivers.ffmpeg(sdp: sdp, output: output, srtp: srtp, silenceSeconds: receiverSilenceSeconds)
             #expect(Receivers.waitUntilListening(receiver, port: port))
             let statsPath = clip.folder.file("stats-\(port).json")
             let send = try CamrtpBinary.run(["send"] + common + ["--stats-json", statsPath])
@@ -71,8 +72,9 @@ extension EndToEnd {
             let clip = try SourceClip(count: 30)
             let right = Data((0..<30).map { UInt8($0) }).base64EncodedString()
             let wrong = Data((0..<30).map { UInt8(255 - $0) }).base64EncodedString()
+            // Under the wrong key ffmpeg cannot read the BYE either: it ends 2 s after the last packet.
             let (decoded, send, _, _) = try Self.stream(
-                clip, extra: ["--srtp-key", right], receiverExtra: ["--srtp-key", wrong], srtp: true)
+                clip, extra: ["--srtp-key", right], receiverExtra: ["--srtp-key", wrong], srtp: true, receiverSilenceSeconds: 2)
             #expect(send.status == 0, "\(send.stderr)")
             #expect(send.stderr.contains("sent 30 frames"))
             #expect(decoded.count == 0)

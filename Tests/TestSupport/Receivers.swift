@@ -3,11 +3,17 @@ import Transport
 
 /// Receivers we did not write, as the REFERENCES commands start them, writing Y4M.
 public enum Receivers {
-    /// ffmpeg reading the SDP; it exits about 2 s after the last packet. `inputOptions` go
-    /// before `-i`, such as `-sdp_flags rtcp_to_source`.
-    public static func ffmpeg(sdp: String, output: String, srtp: Bool = false, inputOptions: [String] = []) throws -> ExternalTool.Running {
+    /// ffmpeg reading the SDP; it ends at the sender's RTCP BYE, or once no packet has come for
+    /// `silenceSeconds`. Its `-listen_timeout` counts from its start as well as from the last
+    /// packet, so the default is `TestPatience`'s: a sender slow to start on a busy machine is
+    /// still heard. A test whose BYE may not reach ffmpeg (lost on the way, or under a key ffmpeg
+    /// lacks) gives a shorter silence.
+    /// `inputOptions` go before `-i`, such as `-sdp_flags rtcp_to_source`.
+    public static func ffmpeg(
+        sdp: String, output: String, srtp: Bool = false, inputOptions: [String] = [], silenceSeconds: Int = Int(TestPatience.seconds)
+    ) throws -> ExternalTool.Running {
         try ExternalTool("ffmpeg").start([
-            "-nostdin", "-loglevel", "warning", "-threads", "1", "-listen_timeout", "2", "-localaddr", "127.0.0.1",
+            "-nostdin", "-loglevel", "warning", "-threads", "1", "-listen_timeout", "\(silenceSeconds)", "-localaddr", "127.0.0.1",
             "-protocol_whitelist", srtp ? "file,udp,rtp,srtp" : "file,udp,rtp",
         ] + inputOptions + [
             "-i", sdp,
@@ -16,13 +22,14 @@ public enum Receivers {
     }
 
     /// ffplay as REFERENCES starts it, headless (SDL's dummy video driver), logging every picture
-    /// it decodes (`showinfo`) on stderr; stop it with SIGINT. Without `-framedrop`: that drops
-    /// late pictures before the filter, which would make the count depend on the machine.
+    /// it decodes (`showinfo`) on stderr; stop it with SIGINT. With `-noframedrop`: without audio
+    /// ffplay follows an external clock and by default drops a picture that is late for it before
+    /// the filter, so a busy machine would lose pictures from the count.
     public static func ffplay(sdp: String) throws -> ExternalTool.Running {
         try ExternalTool("ffplay").start(
             [
                 "-hide_banner", "-loglevel", "info", "-protocol_whitelist", "file,udp,rtp", "-fflags", "nobuffer", "-flags", "low_delay",
-                "-nofind_stream_info", "-an", "-vf", "showinfo", sdp,
+                "-nofind_stream_info", "-noframedrop", "-an", "-vf", "showinfo", sdp,
             ], environment: ["SDL_VIDEODRIVER": "dummy"])
     }
 
