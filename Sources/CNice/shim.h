@@ -7,6 +7,7 @@
 #include <glib-object.h>
 #include <gio/gio.h>
 #include <nice/agent.h>
+#include <nice/nice.h>
 
 /// "candidate-gathering-done": every local candidate of the stream is known.
 typedef void (*camrtp_nice_gathering_done_cb)(NiceAgent *agent, guint stream_id, gpointer user_data);
@@ -42,6 +43,14 @@ static inline gulong camrtp_nice_on_selected_pair(NiceAgent *agent, camrtp_nice_
 /// Disconnects every handler connected with `user_data`, so none fires after teardown starts.
 static inline void camrtp_nice_disconnect_all(NiceAgent *agent, gpointer user_data) {
     g_signal_handlers_disconnect_matched(agent, G_SIGNAL_MATCH_DATA, 0, 0, NULL, NULL, user_data);
+}
+
+/// Whether this libnice lets consent lapse after RFC 7675's 30 s (section 5.1). libnice 0.1.21
+/// gives up 10 s after the last answer to checks it sends every 4 to 6 s and never resends, so a
+/// single lost check or answer could fail the pair; 0.1.22 waits 30 s (its commit f456747e).
+/// NICE_CHECK_VERSION is a function-like macro.
+static inline gboolean camrtp_nice_consent_timeout_is_rfc7675(void) {
+    return NICE_CHECK_VERSION(0, 1, 22);
 }
 
 static inline void camrtp_nice_set_boolean(NiceAgent *agent, const char *property, gboolean value) {

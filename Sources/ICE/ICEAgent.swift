@@ -4,7 +4,8 @@ import Logging
 import Synchronization
 
 /// An ICE agent (RFC 8445) over libnice: one stream with one UDP component, so that RTP, RTCP
-/// (rtcp-mux) and DTLS share one 5-tuple (BUNDLE), with consent freshness (RFC 7675).
+/// (rtcp-mux) and DTLS share one 5-tuple (BUNDLE), with consent freshness (RFC 7675; see
+/// `ICEConfiguration.consentFreshness` for libnice 0.1.21).
 ///
 /// The agent owns its `NiceAgent` and runs libnice's GMainContext on a thread of its own
 /// (`camrtp.ice`). Every control call is queued to that thread, so events arrive there, in order,
@@ -51,7 +52,8 @@ public final class ICEAgent: @unchecked Sendable {
 
         var options = NICE_AGENT_OPTION_REGULAR_NOMINATION.rawValue | NICE_AGENT_OPTION_ICE_TRICKLE.rawValue
         if configuration.mode == .lite { options |= NICE_AGENT_OPTION_LITE_MODE.rawValue }
-        if configuration.consentFreshness { options |= NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue }
+        let libraryConsent = configuration.consentFreshness && camrtp_nice_consent_timeout_is_rfc7675() != 0
+        if libraryConsent { options |= NICE_AGENT_OPTION_CONSENT_FRESHNESS.rawValue }
 
         let loop = GLibLoopThread()
         guard let agent = nice_agent_new_full(loop.context, NICE_COMPATIBILITY_RFC5245, NiceAgentOption(options)) else {
@@ -61,6 +63,11 @@ public final class ICEAgent: @unchecked Sendable {
         // UDP only, and no UPnP port mapping: it would probe the network for a gateway.
         camrtp_nice_set_boolean(agent, "ice-tcp", 0)
         camrtp_nice_set_boolean(agent, "upnp", 0)
+        // An older libnice's consent freshness fails a pair 10 s after its last answered check:
+        // on a path that loses a few percent, one check in ten or twenty. The same checks as
+        // keepalives (binding requests every 4 to 6 s) fail the pair once none has been answered
+        // for 50 s instead.
+        if configuration.consentFreshness && !libraryConsent { camrtp_nice_set_boolean(agent, "keepalive-conncheck", 1) }
         for var address in localAddresses { nice_agent_add_local_address(agent, &address) }
 
         let streamID = nice_agent_add_stream(agent, 1)

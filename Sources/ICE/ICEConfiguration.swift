@@ -27,9 +27,11 @@ public struct ICEConfiguration: Sendable, Hashable {
     /// Host candidates only on these address literals; empty means every usable interface,
     /// IPv4 and IPv6 (libnice skips loopback and link-local interfaces then).
     public var localAddresses: [String]
-    /// RFC 7675: consent checks every ~5 s on the selected pair; the session fails (`.failed`,
-    /// `send` refused) when the peer has shown no sign for 10 s (libnice 0.1.21's timeout,
-    /// within RFC 7675's 30 s ceiling), on a lite agent too.
+    /// RFC 7675: consent checks every 4 to 6 s on the selected pair, on a lite agent too; the
+    /// session fails (`.failed`, `send` refused) when the peer has answered none for a while: 30 s
+    /// with libnice 0.1.22 or later (RFC 7675 section 5.1). libnice 0.1.21 (Debian 12) would give
+    /// up after 10 s, so that one lost check or answer could end a session on a lossy path; with
+    /// it the same checks run as keepalives, which fail the session after 50 s without an answer.
     public var consentFreshness: Bool
 
     public init(
