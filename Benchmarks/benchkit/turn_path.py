@@ -43,7 +43,9 @@ class TurnPath:
         ready = os.path.join(self.workdir, "turn-relay.ready")
         if os.path.exists(ready):
             os.remove(ready)
-        self._start("relay", [sys.executable, RELAY_SCRIPT, "--lane", f"0:127.0.0.1:{turn_port}", "--seed", str(self.seed),
+        # Chromium reaches its TURN server from more than one socket: each must keep its own
+        # 5-tuple at coturn, and hear its own replies (--map-sources).
+        self._start("relay", [sys.executable, RELAY_SCRIPT, "--lane", f"0:127.0.0.1:{turn_port}", "--map-sources", "--seed", str(self.seed),
                               "--ready-file", ready, "--stats-json", os.path.join(self.workdir, "turn-relay.json")]
                     + self.relay_arguments)
         deadline = time.monotonic() + READY_TIMEOUT_S

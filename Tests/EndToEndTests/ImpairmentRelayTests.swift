@@ -45,6 +45,38 @@ extension EndToEnd {
             expectBalanced(stats)
         }
 
+        /// With --map-sources the lane works as a NAT in front of a server with several clients (a
+        /// browser's TURN allocations): each source leaves from an inner port of its own, the first
+        /// from the lane's, and what the server sends to a port reaches that source alone, however
+        /// the sources take turns.
+        @Test func mappedSourcesEachHearTheirOwnReplies() throws {
+            let server = try LoopbackSocket(ipv6: false)
+            let first = try LoopbackSocket(ipv6: false), second = try LoopbackSocket(ipv6: false)
+            let relay = try ImpairmentRelay(lanes: [.init(targetPort: server.endpoint.port)], options: ["--map-sources"])
+            let lane = relay.lanes[0]
+
+            try first.send(Array("first".utf8), toPort: lane.listenPort)
+            let fromFirst = try #require(server.receiveWithSource())
+            try second.send(Array("second".utf8), toPort: lane.listenPort)
+            let fromSecond = try #require(server.receiveWithSource())
+            #expect(fromFirst.sourcePort == lane.innerPort)
+            #expect(fromSecond.sourcePort != fromFirst.sourcePort, "each source keeps a port of its own")
+
+            // The second source spoke last; a reply to the first still reaches the first.
+            try server.send(Array("to first".utf8), toPort: fromFirst.sourcePort)
+            let atFirst = try #require(first.receiveWithSource())
+            #expect(atFirst.bytes == Array("to first".utf8))
+            #expect(atFirst.sourcePort == lane.listenPort)
+            try server.send(Array("to second".utf8), toPort: fromSecond.sourcePort)
+            #expect(try #require(second.receiveWithSource()).bytes == Array("to second".utf8))
+            try first.send(Array("first again".utf8), toPort: lane.listenPort)
+            #expect(try #require(server.receiveWithSource()).sourcePort == fromFirst.sourcePort)
+
+            let stats = try relay.stop()
+            #expect(stats.forward.packets.out == 3 && stats.reverse.packets.out == 2)
+            expectBalanced(stats)
+        }
+
         @Test func seededLossDropsExactlyThePredictedPackets() throws {
             let seed: UInt64 = 2024, count = 200
             let options = ["--seed", "\(seed)", "--forward-loss", "0.2", "--reverse-loss", "30%", "--forward-delay", "5"]

@@ -20,6 +20,12 @@ Topology: lanes
   which. All lanes share one forward link and one reverse link: one bottleneck queue per
   direction, as on a real path.
 
+  With --map-sources, each source on a listen port gets an inner socket of its own (the first
+  one the lane's), as a NAT maps each inside address and port to an outside port of its own, and
+  what arrives on an inner socket goes back to its source alone. In front of a TURN server this
+  is what keeps a browser's allocations apart: Chromium talks to its TURN server from more than
+  one socket, and each socket's allocation must hear its own replies and media.
+
 What a link does to a datagram, in order
   1. loss on arrival: random loss, then Gilbert-Elliott bursts (both may be on);
   2. the bottleneck: a drop-tail FIFO drained at the link rate (UDP payload bytes; no rate means
@@ -322,14 +328,16 @@ class RelayConfig:
     seed: int = 1
     allow_reorder: bool = False
     bind: str = "127.0.0.1"
+    map_sources: bool = False
 
 
 class Lane:
-    __slots__ = ("index", "spec", "listen", "inner", "target", "last_source")
+    __slots__ = ("index", "spec", "listen", "inner", "target", "last_source", "mapped")
 
     def __init__(self, index, spec, listen, inner, target):
         self.index, self.spec, self.listen, self.inner, self.target = index, spec, listen, inner, target
         self.last_source = None
+        self.mapped = {}  # with --map-sources: source address -> its inner socket
 
 
 class Relay:
@@ -349,16 +357,34 @@ class Relay:
         self.wake_read, self.wake_write = os.pipe()
         os.set_blocking(self.wake_read, False)
         os.set_blocking(self.wake_write, False)
+        # descriptor -> (lane, direction, socket, the source an inner socket answers, or None)
+        self.readers = {}
+        self.family = socket.AF_INET
 
     def bind(self):
         """Opens every socket; returns the bound lanes as the ready file lists them."""
-        family = socket.AF_INET6 if ":" in self.config.bind else socket.AF_INET
+        family = self.family = socket.AF_INET6 if ":" in self.config.bind else socket.AF_INET
         targets = [resolve(spec.target_host, spec.target_port, family, spec.target) for spec in self.config.lanes]
         for index, (spec, target) in enumerate(zip(self.config.lanes, targets)):
             listen = open_socket(family, self.config.bind, spec.listen_port)
             inner = open_socket(family, self.config.bind, spec.inner_port)
-            self.lanes.append(Lane(index, spec, listen, inner, target))
+            lane = Lane(index, spec, listen, inner, target)
+            self.lanes.append(lane)
+            self.readers[listen.fileno()] = (lane, "forward", listen, None)
+            self.readers[inner.fileno()] = (lane, "reverse", inner, None)
         return self.bound_lanes()
+
+    def inner_socket(self, lane, source):
+        """The inner socket `source`'s datagrams leave from: the lane's, or with --map-sources
+        one of the source's own (the first source takes the lane's)."""
+        if not self.config.map_sources:
+            return lane.inner
+        sock = lane.mapped.get(source)
+        if sock is None:
+            sock = lane.inner if not lane.mapped else open_socket(self.family, self.config.bind, 0)
+            lane.mapped[source] = sock
+            self.readers[sock.fileno()] = (lane, "reverse", sock, source)
+        return sock
 
     def bound_lanes(self):
         return [{"listen_port": lane.listen.getsockname()[1], "inner_port": lane.inner.getsockname()[1],
@@ -374,11 +400,6 @@ class Relay:
     def run(self, duration_s=None):
         self.started_ns = time.monotonic_ns()
         deadline = self.started_ns + int(duration_s * 1e9) if duration_s is not None else None
-        readers = {self.wake_read: None}
-        for lane in self.lanes:
-            readers[lane.listen.fileno()] = (lane, "forward")
-            readers[lane.inner.fileno()] = (lane, "reverse")
-        descriptors = list(readers)
         while True:
             now = time.monotonic_ns()
             if deadline is not None and now >= deadline:
@@ -387,17 +408,16 @@ class Relay:
             if deadline is not None:
                 wake_at = deadline if wake_at is None else min(wake_at, deadline)
             timeout = None if wake_at is None else max(0, wake_at - time.monotonic_ns()) / 1e9
-            readable, _, _ = select.select(descriptors, [], [], timeout)
+            readable, _, _ = select.select([self.wake_read, *self.readers], [], [], timeout)
             if self.wake_read in readable:
                 break
             for descriptor in readable:
-                lane, direction = readers[descriptor]
-                self.receive(lane, direction, READS_PER_WAKE)
+                self.receive(*self.readers[descriptor], READS_PER_WAKE)
         self.finish()
 
-    def receive(self, lane, direction, limit):
-        """Reads up to `limit` datagrams from one side of `lane`, fewer when none is waiting."""
-        sock = lane.listen if direction == "forward" else lane.inner
+    def receive(self, lane, direction, sock, answers, limit):
+        """Reads up to `limit` datagrams from one of `lane`'s sockets, fewer when none is waiting;
+        `answers` is the source an inner socket of --map-sources belongs to."""
         for _ in range(limit):
             try:
                 data, source = sock.recvfrom(MAX_DATAGRAM)
@@ -408,9 +428,10 @@ class Relay:
             now = time.monotonic_ns()
             if direction == "forward":
                 lane.last_source = source
-                self.admit("forward", lane, data, lane.target, lane.inner, now)
+                self.admit("forward", lane, data, lane.target, self.inner_socket(lane, source), now)
             else:
-                self.admit("reverse", lane, data, lane.last_source, lane.listen, now)
+                destination = answers if self.config.map_sources else lane.last_source
+                self.admit("reverse", lane, data, destination, lane.listen, now)
 
     def admit(self, direction, lane, data, destination, out_socket, now):
         if self.origin_ns is None:
@@ -453,9 +474,8 @@ class Relay:
     def finish(self):
         """Counts what reached the sockets before the stop, sends what is due, and records the
         rest as unsent, so that in = out + dropped holds for everything the kernel delivered."""
-        for lane in self.lanes:
-            for direction in DIRECTIONS:
-                self.receive(lane, direction, STOP_DRAIN_LIMIT)
+        for reader in list(self.readers.values()):
+            self.receive(*reader, STOP_DRAIN_LIMIT)
         self.send_due(time.monotonic_ns())
         while self.pending:
             _, _, direction, lane, data, _, _, arrival = heapq.heappop(self.pending)
@@ -480,9 +500,8 @@ class Relay:
         return report
 
     def close(self):
-        for lane in self.lanes:
-            lane.listen.close()
-            lane.inner.close()
+        for _, _, sock, _ in self.readers.values():
+            sock.close()
         os.close(self.wake_read)
         os.close(self.wake_write)
 
@@ -512,7 +531,7 @@ def resolve(host, port, family, text):
 # --- configuration -------------------------------------------------------------------------
 
 IMPAIRMENT_KEYS = ("loss", "burst", "delay_ms", "jitter_ms", "rate_kbps", "queue_ms", "queue_bytes", "schedule")
-CONFIG_KEYS = ("lanes", "bind", "seed", "allow_reorder", "forward", "reverse")
+CONFIG_KEYS = ("lanes", "bind", "seed", "allow_reorder", "map_sources", "forward", "reverse")
 
 
 def number(value, name, minimum=0.0, maximum=None, integer=False):
@@ -660,7 +679,8 @@ def relay_config(args):
         forward=sections["forward"], reverse=sections["reverse"],
         seed=number(seed, "--seed", integer=True, minimum=0),
         allow_reorder=bool(args.allow_reorder or file.get("allow_reorder", False)),
-        bind=args.bind or file.get("bind", "127.0.0.1"))
+        bind=args.bind or file.get("bind", "127.0.0.1"),
+        map_sources=bool(args.map_sources or file.get("map_sources", False)))
 
 
 # --- command line --------------------------------------------------------------------------
@@ -680,7 +700,7 @@ examples:
   impairment_relay.py --forward-loss 0.1 --seed 7 --print-drops 20
 
 config file (--config), every key optional; flags override it:
-  {"lanes": ["40000:127.0.0.1:5004@40100"], "seed": 7, "bind": "127.0.0.1", "allow_reorder": false,
+  {"lanes": ["40000:127.0.0.1:5004@40100"], "seed": 7, "bind": "127.0.0.1", "allow_reorder": false, "map_sources": false,
    "forward": {"loss": 0.05, "burst": {"enter": 0.01, "length": 4, "loss": 1.0}, "delay_ms": 20,
                "jitter_ms": 5, "rate_kbps": 800, "queue_ms": 400, "schedule": [[0, 2000], [10, 600]]},
    "reverse": {"delay_ms": 20}}
@@ -707,6 +727,8 @@ def argument_parser():
     parser.add_argument("--config", metavar="FILE", help="JSON configuration (see below)")
     parser.add_argument("--seed", metavar="N", help="seed of the loss and jitter generators (default 1)")
     parser.add_argument("--allow-reorder", action="store_true", default=None, help="let jitter reorder packets")
+    parser.add_argument("--map-sources", action="store_true", default=None,
+                        help="an inner socket per source, as a NAT maps them (in front of a TURN server)")
     for direction, towards in (("forward", "sender -> receiver"), ("reverse", "receiver -> sender (feedback)")):
         group = parser.add_argument_group(f"{direction} link ({towards})")
         flag = f"--{direction}-"
