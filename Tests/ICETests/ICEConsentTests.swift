@@ -29,13 +29,7 @@ extension ICEAgentSuites {
             let controlled = try ICEAgent(
                 configuration: ICEConfiguration(role: .controlled, mode: testCase.controlledMode, localAddresses: ["127.0.0.1"]),
                 receiveHandler: { _ in })
-            async let controllingGathered = controlling.gatherCandidates()
-            async let controlledGathered = controlled.gatherCandidates()
-            let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
-            try ICEAgent.exchange(controlling, controllingCandidates, controlled, controlledCandidates)
-            async let controllingReady = controlling.waitForState(.ready)
-            async let controlledReady = controlled.waitForState(.ready)
-            _ = try await (controllingReady, controlledReady)
+            try await ICEAgent.connect(controlling, controlled)
 
             let (survivor, vanishing) = testCase.survivor == .controlling ? (controlling, controlled) : (controlled, controlling)
             #expect(survivor.send([0x80, 1, 2, 3]))
@@ -65,13 +59,7 @@ extension ICEAgentSuites {
                               receiveHandler: controlledInbox.handler))
             }
             defer { controlling.close(); controlled.close() }
-            async let controllingGathered = controlling.gatherCandidates()
-            async let controlledGathered = controlled.gatherCandidates()
-            let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
-            try ICEAgent.exchange(controlling, controllingCandidates, controlled, controlledCandidates)
-            async let controllingReady = controlling.waitForState(.ready)
-            async let controlledReady = controlled.waitForState(.ready)
-            _ = try await (controllingReady, controlledReady)
+            try await ICEAgent.connect(controlling, controlled)
             let failures = Task {
                 await withTaskGroup(of: Bool.self) { group in
                     for agent in [controlling, controlled] {

@@ -52,6 +52,17 @@ extension ICEAgent {
         try second.endOfRemoteCandidates()
     }
 
+    /// Gathers on both agents, exchanges what signalling would, and waits until both are ready.
+    static func connect(_ controlling: ICEAgent, _ controlled: ICEAgent) async throws {
+        async let controllingGathered = controlling.gatherCandidates()
+        async let controlledGathered = controlled.gatherCandidates()
+        let (controllingCandidates, controlledCandidates) = try await (controllingGathered, controlledGathered)
+        try exchange(controlling, controllingCandidates, controlled, controlledCandidates)
+        async let controllingReady = controlling.waitForState(.ready)
+        async let controlledReady = controlled.waitForState(.ready)
+        _ = try await (controllingReady, controlledReady)
+    }
+
     func send(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { send($0) }
     }
