@@ -18,15 +18,17 @@ class ToolFailed(Exception):
         self.returncode, self.output = returncode, output
 
 
-def measure(cmd, workdir, label, timeout_s=None, interrupt_ok=False):
+def measure(cmd, workdir, label, timeout_s=None, interrupt_ok=False, private_memory=False):
     """Runs cmd to completion; returns wall s, CPU s and peak RSS MB from wait4. A child still
     running after timeout_s gets SIGINT, then SIGKILL 10 s later, and counts as failed unless
-    interrupt_ok and it then exits with status 0."""
+    interrupt_ok and it then exits with status 0. private_memory: also its peak private memory
+    (PrivateMemoryPeak)."""
     log_path = os.path.join(workdir, f"{label}.log")
     with open(log_path, "wb") as log:
         start = time.monotonic()
         child = subprocess.Popen(cmd, cwd=workdir, stdin=subprocess.DEVNULL,
                                  stdout=log, stderr=subprocess.STDOUT)
+        sampler = PrivateMemoryPeak(child.pid) if private_memory else None
         status, usage, timed_out = wait_with_usage(child, timeout_s)
         wall = time.monotonic() - start
     returncode = child.returncode = os.waitstatus_to_exitcode(status)
@@ -37,9 +39,40 @@ def measure(cmd, workdir, label, timeout_s=None, interrupt_ok=False):
     result = {"wallSeconds": wall, "cpuSeconds": usage.ru_utime + usage.ru_stime,
               "userSeconds": usage.ru_utime, "systemSeconds": usage.ru_stime,
               "peakRssMB": usage.ru_maxrss / 1024}
+    if sampler:
+        result["peakPrivateMB"] = sampler.stop()
     if timed_out:
         result["interrupted"] = True
     return result
+
+
+class PrivateMemoryPeak:
+    """The highest anonymous memory (heap, stacks, written copies of library data: what the
+    process alone holds) of a running process, read from /proc/PID/smaps_rollup every 20 ms on a
+    thread of its own. ru_maxrss also counts the pages of the libraries and the program it maps,
+    which the page cache shares with every process that maps them; this kernel maps a touched
+    file a whole large folio at a time."""
+
+    def __init__(self, pid):
+        import threading
+        self.pid, self.peak_kb, self.done = pid, 0, threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self):
+        while not self.done.wait(0.02):
+            try:
+                with open(f"/proc/{self.pid}/smaps_rollup") as f:
+                    anonymous = next((int(line.split()[1]) for line in f if line.startswith("Anonymous:")), 0)
+            except OSError:
+                continue  # gone, or a zombie: the thread ends at stop()
+            self.peak_kb = max(self.peak_kb, anonymous)
+
+    def stop(self):
+        """The peak in MB; call once the process has ended."""
+        self.done.set()
+        self.thread.join()
+        return self.peak_kb / 1024
 
 
 def wait_with_usage(child, timeout_s):

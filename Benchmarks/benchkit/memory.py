@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 
-from .common import FPS, ToolFailed, UDPSinks, make_clip, measure, median_of, table, wait_with_usage
+from .common import FPS, PrivateMemoryPeak, ToolFailed, UDPSinks, make_clip, measure, median_of, table, wait_with_usage
 from .encoder_settings import camrtp_encoder_args, vpxenc_args
 
 WIDTH, HEIGHT, KBPS = 1280, 720, 1500
@@ -110,13 +110,15 @@ class Tool:
         self.log.close()
 
 
-def peak_rss(tool, label, timeout_s):
-    """Waits for `tool` to end and returns its peak RSS in MB."""
+def peak_memory(tool, label, timeout_s):
+    """Waits for `tool` to end; returns its peak RSS and its peak private memory in MB."""
+    sampler = PrivateMemoryPeak(tool.process.pid)
     status, usage, timed_out = wait_with_usage(tool.process, timeout_s)
+    private = sampler.stop()
     tool.process.returncode = os.waitstatus_to_exitcode(status)
     if tool.process.returncode != 0 or timed_out:
         raise ToolFailed(f"{label} exited with {tool.process.returncode}: {''.join(l for l in tool.lines[-20:] if l)}")
-    return usage.ru_maxrss / 1024
+    return {"peakRssMB": usage.ru_maxrss / 1024, "peakPrivateMB": private}
 
 
 def bench_memory(args, workdir):
@@ -126,12 +128,14 @@ def bench_memory(args, workdir):
             + [f"camrtp serve, {count} viewer{'s' if count > 1 else ''}" for count in VIEWER_COUNTS]}
     for round_index in range(args.rounds):
         out = os.path.join(workdir, "memory-vpxenc.ivf")
-        result = measure(["vpxenc", "--quiet"] + vpxenc_args(KBPS, "matched") + ["-o", out, clip], workdir, "memory-vpxenc")
-        runs["vpxenc matched (file)"].append({"peakRssMB": result["peakRssMB"]})
+        result = measure(["vpxenc", "--quiet"] + vpxenc_args(KBPS, "matched") + ["-o", out, clip], workdir, "memory-vpxenc",
+                         private_memory=True)
+        runs["vpxenc matched (file)"].append({"peakRssMB": result["peakRssMB"], "peakPrivateMB": result["peakPrivateMB"]})
 
         with UDPSinks() as sinks:
-            result = measure([args.camrtp, "send", "--to", f"127.0.0.1:{sinks.port}"] + camrtp_args, workdir, "memory-send")
-        runs["camrtp send"].append({"peakRssMB": result["peakRssMB"]})
+            result = measure([args.camrtp, "send", "--to", f"127.0.0.1:{sinks.port}"] + camrtp_args, workdir, "memory-send",
+                             private_memory=True)
+        runs["camrtp send"].append({"peakRssMB": result["peakRssMB"], "peakPrivateMB": result["peakPrivateMB"]})
 
         with Namespace(f"camrtp-bench-{os.getpid()}") as namespace:
             runs["camrtp publish"].append(publish(args, workdir, namespace, camrtp_args))
@@ -154,9 +158,9 @@ def publish(args, workdir, namespace, camrtp_args):
         publisher = Tool(namespace.command([args.camrtp, "publish", "--whip", f"http://127.0.0.1:{port}/whip",
                                             "--local-address", NAMESPACE_ADDRESS] + camrtp_args),
                          os.path.join(workdir, "memory-publish.log"))
-        rss = peak_rss(publisher, "camrtp publish", SECONDS + START_TIMEOUT_S)
+        memory = peak_memory(publisher, "camrtp publish", SECONDS + START_TIMEOUT_S)
         publisher.stop()
-        return {"peakRssMB": rss, "framesDecoded": endpoint.frames()}
+        return memory | {"framesDecoded": endpoint.frames()}
     finally:
         endpoint.stop()
 
@@ -174,9 +178,9 @@ def serve(args, workdir, namespace, camrtp_args, viewer_count):
             viewers.append(Tool(namespace.command([PYTHON, "-u", os.path.join(TOOLS_DIR, "whep_viewer.py"), "--url", url,
                                                    "--frames", "1000000"]),
                                 os.path.join(workdir, f"memory-viewer-{viewer_count}-{index}.log")))
-        rss = peak_rss(server, "camrtp serve", SECONDS + START_TIMEOUT_S)
+        memory = peak_memory(server, "camrtp serve", SECONDS + START_TIMEOUT_S)
         server.stop()
-        return {"peakRssMB": rss, "framesDecoded": min(viewer.frames() for viewer in viewers)}
+        return memory | {"framesDecoded": min(viewer.frames() for viewer in viewers)}
     finally:
         for viewer in viewers:
             viewer.stop()
@@ -185,12 +189,17 @@ def serve(args, workdir, namespace, camrtp_args, viewer_count):
 
 def print_memory(report, rounds):
     medians = report["medians"]
-    floor = medians["vpxenc matched (file)"]["peakRssMB"]
+    floor = medians["vpxenc matched (file)"]
     print(f"\n== memory: {report['source']} for {report['seconds']} s in real time, VP8 {report['kbps']} kbit/s with the send "
-          f"case's matched settings, peak RSS (ru_maxrss), medians of {rounds} rounds ==")
+          f"case's matched settings, peak RSS (ru_maxrss) and peak private memory (anonymous, sampled every 20 ms), "
+          f"medians of {rounds} rounds ==")
     rows = []
     for name, value in medians.items():
         frames = value.get("framesDecoded")
-        rows.append([name, f"{value['peakRssMB']:.1f}", f"{value['peakRssMB'] - floor:+.1f}",
-                     "" if frames is None else f"{frames:.0f}"])
-    print(table(["program", "peak RSS MB", "above vpxenc MB", "frames decoded by the peer (fewest)"], rows))
+        rows.append([name, f"{value['peakRssMB']:.1f}", f"{value['peakRssMB'] - floor['peakRssMB']:+.1f}",
+                     f"{value['peakPrivateMB']:.1f}", f"{value['peakPrivateMB'] - floor['peakPrivateMB']:+.1f}",
+                     f"{value['peakRssMB'] - value['peakPrivateMB']:.1f}", "" if frames is None else f"{frames:.0f}"])
+    print(table(["program", "peak RSS MB", "above vpxenc MB", "private MB", "above vpxenc MB", "mapped files MB",
+                 "frames decoded by the peer (fewest)"], rows))
+    print("private: what the process alone holds (heap, stacks, written pages); mapped files: RSS less private, the "
+          "pages of the program and its libraries, shared through the page cache (peaks sampled apart, so approximate)")
