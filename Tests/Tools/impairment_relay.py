@@ -79,6 +79,7 @@ SOCKET_BUFFER_BYTES = 4 << 20
 MAX_DATAGRAM = 65_536
 READS_PER_WAKE = 64
 STOP_DRAIN_LIMIT = 100_000
+MAX_MAPPED_SOURCES = 64  # per lane, with --map-sources
 
 
 class ConfigError(Exception):
@@ -376,11 +377,14 @@ class Relay:
 
     def inner_socket(self, lane, source):
         """The inner socket `source`'s datagrams leave from: the lane's, or with --map-sources
-        one of the source's own (the first source takes the lane's)."""
+        one of the source's own (the first source takes the lane's). Past MAX_MAPPED_SOURCES
+        new sources share the lane's, so that a flood of sources cannot exhaust descriptors."""
         if not self.config.map_sources:
             return lane.inner
         sock = lane.mapped.get(source)
         if sock is None:
+            if len(lane.mapped) >= MAX_MAPPED_SOURCES:
+                return lane.inner
             sock = lane.inner if not lane.mapped else open_socket(self.family, self.config.bind, 0)
             lane.mapped[source] = sock
             self.readers[sock.fileno()] = (lane, "reverse", sock, source)
