@@ -77,6 +77,26 @@ extension EndToEnd {
             expectBalanced(stats)
         }
 
+        @Test func sourcesPastTheMappedLimitShareTheLanesInnerSocket() throws {
+            let server = try LoopbackSocket(ipv6: false)
+            let relay = try ImpairmentRelay(lanes: [.init(targetPort: server.endpoint.port)], options: ["--map-sources"])
+            let lane = relay.lanes[0]
+            let limit = 64  // MAX_MAPPED_SOURCES in impairment_relay.py
+            // Every source stays open, so that none hands its port to the next.
+            let sources = try (0...limit).map { _ in try LoopbackSocket(ipv6: false) }
+            var ports = Set<UInt16>()
+            for (index, source) in sources.enumerated() {
+                try source.send(Array("source \(index)".utf8), toPort: lane.listenPort)
+                let arrived = try #require(server.receiveWithSource())
+                #expect(arrived.bytes == Array("source \(index)".utf8))
+                if index < limit { ports.insert(arrived.sourcePort) } else {
+                    #expect(arrived.sourcePort == lane.innerPort, "a source past the limit leaves from the lane's socket")
+                }
+            }
+            #expect(ports.count == limit, "each source up to the limit has a port of its own")
+            expectBalanced(try relay.stop())
+        }
+
         @Test func seededLossDropsExactlyThePredictedPackets() throws {
             let seed: UInt64 = 2024, count = 200
             let options = ["--seed", "\(seed)", "--forward-loss", "0.2", "--reverse-loss", "30%", "--forward-delay", "5"]

@@ -24,7 +24,8 @@ Topology: lanes
   one the lane's), as a NAT maps each inside address and port to an outside port of its own, and
   what arrives on an inner socket goes back to its source alone. In front of a TURN server this
   is what keeps a browser's allocations apart: Chromium talks to its TURN server from more than
-  one socket, and each socket's allocation must hear its own replies and media.
+  one socket, and each socket's allocation must hear its own replies and media. Past 64 sources
+  on a lane, new ones share the lane's inner socket (its replies go to the first source).
 
 What a link does to a datagram, in order
   1. loss on arrival: random loss, then Gilbert-Elliott bursts (both may be on);
@@ -378,7 +379,8 @@ class Relay:
     def inner_socket(self, lane, source):
         """The inner socket `source`'s datagrams leave from: the lane's, or with --map-sources
         one of the source's own (the first source takes the lane's). Past MAX_MAPPED_SOURCES
-        new sources share the lane's, so that a flood of sources cannot exhaust descriptors."""
+        new sources share the lane's, whose replies go to the first source, so that a flood of
+        sources cannot exhaust descriptors."""
         if not self.config.map_sources:
             return lane.inner
         sock = lane.mapped.get(source)
