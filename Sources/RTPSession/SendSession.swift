@@ -396,13 +396,12 @@ public final class SendSession {
     /// last second, or the FEC now in force if that is more), probe clusters, the statistics;
     /// and pushback when the window is full.
     func apply(_ update: NetworkControlUpdate, nowNs: Int64) {
-        if let estimate = update.estimate {
+        let protectionChanged = updateFECProtection(nowNs: nowNs)
+        if update.estimate != nil {
             setPacerRates(nowNs: nowNs)
-            let bytesPerFrame = Double(estimate.encoderBitrateBps) / 8 * Double(frameIntervalNs) / 1e9
-            recentLoss.record(estimate.lossFraction, atNs: nowNs)
-            fecProtection = fecPolicy.protection(
-                lossFraction: recentLoss.maximum, roundTripTimeNs: currentRoundTripTimeNs, bytesPerFrame: bytesPerFrame)
-            statistics.fecProtection = fecProtection.delta
+        }
+        if update.estimate != nil || protectionChanged {
+            let estimate = congestion.estimate
             let plannedShare = fecProtection.delta / (1 + fecProtection.delta)
             let share = max(plannedShare, repairShare.share(atNs: nowNs))
             let mediaBps = Double(estimate.encoderBitrateBps) * (1 - share)
@@ -414,6 +413,22 @@ public final class SendSession {
         }
         if let trace = update.trace { outputs.append(.trace(trace)) }
         updateCongestionState()
+    }
+
+    /// The FEC the policy calls for after every controller update, not only those that move a
+    /// rate: a loss report or an RTT that leaves every rate where it was (a stream at its maximum
+    /// rate, a receiver that sends only receiver reports) still changes it. Whether it changed.
+    private func updateFECProtection(nowNs: Int64) -> Bool {
+        let estimate = congestion.estimate
+        let bytesPerFrame = Double(estimate.encoderBitrateBps) / 8 * Double(frameIntervalNs) / 1e9
+        recentLoss.record(estimate.lossFraction, atNs: nowNs)
+        let protection = fecPolicy.protection(
+            lossFraction: recentLoss.maximum, roundTripTimeNs: currentRoundTripTimeNs, bytesPerFrame: bytesPerFrame)
+        defer {
+            fecProtection = protection
+            statistics.fecProtection = protection.delta
+        }
+        return protection != fecProtection
     }
 
     /// The controller's pacing and padding rates, with a padding probe's goal as the floor.

@@ -278,7 +278,8 @@ import Testing
             let recovered = ULPFECRecovery.recover(from: Array(protecting[fecHeader.serializedSize...]), ssrc: 0x1000) { number in
                 number == lostNumber ? nil : try? media.first { try RTPHeader(parsing: $0).sequenceNumber == number }
             }
-            // FEC was made before the send-time extensions were stamped: those come back unstamped.
+            // FEC is made before the send-time extensions are stamped, so those two fields of a
+            // rebuilt packet are not what it was sent with.
             #expect(recovered.map(Self.withoutSendTimes) == Self.withoutSendTimes(lost), "packet \(lostNumber) rebuilt")
         }
     }
@@ -332,6 +333,39 @@ import Testing
         driver.flush()
         // 1500 kbit/s with one FEC packet for five on delta frames: 1250 for the media.
         #expect(driver.takeCommands().contains(.targetBitrate(kbps: 1250)))
+    }
+
+    /// GStreamer's rtpbin and ffmpeg send receiver reports and no transport feedback. With the
+    /// stream at its maximum rate, the loss they report moves no rate, and must still bring FEC.
+    @Test func lossInReceiverReportsBringsFECThoughNoRateMoves() throws {
+        let driver = try SessionDriver(fec: .auto, extensions: HeaderExtensionIDs())
+        var frameIndex = 0
+        func sendFrames(_ count: Int) -> Int {
+            (0..<count).reduce(0) { fecPackets, _ in
+                driver.send(encodedFrame(
+                    [UInt8](repeating: UInt8(truncatingIfNeeded: frameIndex), count: 3_000),
+                    timestampNs: 7_000_000_000 + Int64(frameIndex) * 33_000_000, isKeyframe: frameIndex == 0))
+                frameIndex += 1
+                driver.advance(byMs: 33)
+                return fecPackets + driver.flush().filter { try! WirePacket($0).unwrappedRED?[1] == SessionDriver.ulpfecPayloadType }.count
+            }
+        }
+        // Three packets a frame: media 100–129 after ten frames, 100–189 after thirty.
+        #expect(sendFrames(10) == 0, "nothing reported lost yet")
+        let senderReport = try #require(driver.report()?.packets.lazy.compactMap { packet -> RTCPSenderReport? in
+            if case .senderReport(let report) = packet { report } else { nil }
+        }.first)
+        let receiverReport = { (lost: Int32, highest: UInt32) in
+            RTCPPacket.receiverReport(RTCPReceiverReport(ssrc: 9, reportBlocks: [RTCPReportBlock(
+                ssrc: 0x1000, fractionLost: 0, cumulativeLost: lost, extendedHighestSequenceNumber: highest,
+                interarrivalJitter: 0, lastSenderReport: senderReport.ntpTimestamp.middle32Bits, delaySinceLastSenderReport: 0)]))
+        }
+        driver.receive([receiverReport(0, 129)])
+        #expect(sendFrames(20) == 0, "a path that loses nothing")
+        driver.receive([receiverReport(3, 189)])  // 3 of 60: 5 %
+        #expect(driver.takeCommands().contains(.targetBitrate(kbps: 1250)), "the encoder leaves room for the FEC")
+        #expect(sendFrames(10) >= 5, "a fifth of the delta frames' packets")
+        #expect(driver.lastStatistics?.fecProtection == 0.2)
     }
 
     @Test func withoutFECAgreedNothingIsWrapped() throws {
