@@ -77,12 +77,17 @@ struct FramePacketizer {
             let header = stream.writeHeader(timestampNs: timestampNs, marker: false, orientation: nil, payloadType: payloadType, into: buffer)
             let protectedCount = (group.count - first + count - 1) / count
             let fecLength: Int
+            let bodyOffset: Int
             do throws(WireFormatError) {
+                let fec = UnsafeMutableRawBufferPointer(rebasing: buffer[header.length...])
                 fecLength = try ULPFECEncoder.write(
-                    protecting: protectedCount, packet: { store.packet(group[first + $0 * count]) },
-                    into: UnsafeMutableRawBufferPointer(rebasing: buffer[header.length...]))
+                    protecting: protectedCount, packet: { store.packet(group[first + $0 * count]) }, into: fec)
+                bodyOffset = header.length + (try ULPFECHeader(parsing: UnsafeRawBufferPointer(fec))).serializedSize
             } catch {
                 preconditionFailure("media packets leave room for the FEC that protects them: \(error)")
+            }
+            for index in stride(from: first, to: group.count, by: count) {
+                store[group[index]].protectingFEC = (slot, header.sequenceNumber, bodyOffset)
             }
             store[slot] = PacketStore.Entry(
                 encodingIndex: encodingIndex, sequenceNumber: header.sequenceNumber, captureTimeNs: timestampNs,

@@ -24,6 +24,9 @@ final class PacketStore {
         /// Where the abs-send-time and transport-wide sequence number data sit, or nil.
         var absoluteSendTimeOffset: Int?
         var transportSequenceNumberOffset: Int?
+        /// The ULPFEC packet protecting this media packet: its slot, its sequence number (the slot
+        /// may hold another since) and where the XOR of the protected bodies starts in it.
+        var protectingFEC: (slot: Int, sequenceNumber: UInt16, bodyOffset: Int)?
         /// When it first left the socket, nil before.
         var firstSentNs: Int64?
         /// When the last request to send it again that was answered arrived (NACK).

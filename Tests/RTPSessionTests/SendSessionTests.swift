@@ -268,33 +268,24 @@ import Testing
             let protection = try ULPFECHeader(parsing: Array(packet[header.serializedSize...]))
             #expect(protection.protectedSequenceNumbers == [100, 103].map { $0 + UInt16(j) })
         }
+        try Self.expectEachRebuiltAsSent(media: media, fec: fec)
+    }
+
+    /// Every media packet that one of `fec` protects, rebuilt from it and the others as they were
+    /// sent (unwrapped from RED), is the packet sent, its send-time extensions included.
+    static func expectEachRebuiltAsSent(media: [[UInt8]], fec: [[UInt8]]) throws {
         for lost in media {
             let lostNumber = try RTPHeader(parsing: lost).sequenceNumber
-            let protecting = try #require(try fec.first { packet in
+            guard let protecting = try fec.first(where: { packet in
                 let header = try RTPHeader(parsing: packet)
                 return try ULPFECHeader(parsing: Array(packet[header.serializedSize...])).protectedSequenceNumbers.contains(lostNumber)
-            })
+            }) else { continue }
             let fecHeader = try RTPHeader(parsing: protecting)
             let recovered = ULPFECRecovery.recover(from: Array(protecting[fecHeader.serializedSize...]), ssrc: 0x1000) { number in
                 number == lostNumber ? nil : try? media.first { try RTPHeader(parsing: $0).sequenceNumber == number }
             }
-            // FEC is made before the send-time extensions are stamped, so those two fields of a
-            // rebuilt packet are not what it was sent with.
-            #expect(recovered.map(Self.withoutSendTimes) == Self.withoutSendTimes(lost), "packet \(lostNumber) rebuilt")
+            #expect(recovered == lost, "packet \(lostNumber) rebuilt as sent, its send times included")
         }
-    }
-
-    /// A packet with its abs-send-time and transport-wide number zeroed.
-    static func withoutSendTimes(_ packet: [UInt8]) -> [UInt8] {
-        guard var header = try? RTPHeader(parsing: packet) else { return packet }
-        for index in header.extensionElements.indices where [SessionDriver.absoluteSendTimeID, SessionDriver.transportWideID]
-            .contains(header.extensionElements[index].id)
-        {
-            header.extensionElements[index] = (try? RTPHeaderExtensionElement(
-                id: header.extensionElements[index].id,
-                data: [UInt8](repeating: 0, count: header.extensionElements[index].data.count))) ?? header.extensionElements[index]
-        }
-        return header.serialized() + packet[header.serializedSize...]
     }
 
     @Test func aRepairCarriesTheMediaPacketItselfNotItsRED() throws {
@@ -381,14 +372,17 @@ import Testing
     @Test func smallFramesShareAnFECPacket() throws {
         let driver = try SessionDriver(fec: .on)
         driver.send(testFrames([500])[0])  // a keyframe alone: its own FEC
-        var fecPackets = driver.flush().filter { try! WirePacket($0).unwrappedRED?[1] == SessionDriver.ulpfecPayloadType }.count
-        #expect(fecPackets == 1)
+        var unwrapped = try driver.flush().map { try #require(try WirePacket($0).unwrappedRED) }
+        #expect(unwrapped.filter { $0[1] == SessionDriver.ulpfecPayloadType }.count == 1)
         for index in 1...10 {
             driver.advance(byMs: 33)
             driver.send(encodedFrame([UInt8](repeating: UInt8(index), count: 300), timestampNs: 7_000_000_000 + Int64(index) * 33_000_000))
-            fecPackets += driver.flush().filter { try! WirePacket($0).unwrappedRED?[1] == SessionDriver.ulpfecPayloadType }.count
+            unwrapped += try driver.flush().map { try #require(try WirePacket($0).unwrappedRED) }
         }
-        #expect(fecPackets == 1 + 3)
+        let fec = unwrapped.filter { $0[1] == SessionDriver.ulpfecPayloadType }
+        #expect(fec.count == 1 + 3)
+        // The packets of a group's first frames left before its FEC was made.
+        try Self.expectEachRebuiltAsSent(media: unwrapped.filter { $0[1] & 0x7F == 96 }, fec: fec)
     }
 }
 
