@@ -3,8 +3,9 @@ time through 2 and 5 % random loss (and loss-free, for the intact-frame referenc
 200 ms RTT (or --rtt's), 100 ms each way, into GStreamer receiving RED and ULPFEC as webrtcbin
 does (Tests/Tools/gst_fec_receiver.py), NACK on, with the 200 ms jitter buffer of the other
 cases: camrtp with NACK alone (--fec off) and with --fec auto, both repairing on RTX, the same
-pair without header extensions (see CAMRTP_VARIANTS), and GStreamer's own sender with rtpulpfecenc and rtpredenc, its FEC percentages set to what camrtp's
-policy chooses at the path's loss.
+pair without header extensions (see CAMRTP_VARIANTS), and GStreamer's own sender with
+rtpulpfecenc and rtpredenc, its FEC percentages set to what camrtp's policy chooses at the
+path's loss.
 
 Freezes: the receiver notes when each frame leaves its decoder; a freeze is a gap between two
 frames longer than 200 ms (six frames at 30 fps), and its length counts in the freeze time. A

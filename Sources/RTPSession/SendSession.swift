@@ -537,7 +537,7 @@ public final class SendSession {
         if let offset = entry.transportSequenceNumberOffset {
             TransportWideSequenceNumber(value: UInt16(truncatingIfNeeded: transportSequenceNumber)).patch(packet, atByteOffset: offset)
         }
-        if paced.kind == .media {
+        if paced.kind == .media, configuration.fec != nil {
             keepStamp(at: entry.absoluteSendTimeOffset, size: AbsoluteSendTime.dataCount, of: slot, sentAs: packet)
             keepStamp(at: entry.transportSequenceNumberOffset, size: TransportWideSequenceNumber.dataCount, of: slot, sentAs: packet)
         }
@@ -545,11 +545,11 @@ public final class SendSession {
             slot: slot, kind: paced.kind, transportSequenceNumber: transportSequenceNumber, probeClusterID: paced.probeClusterID))
     }
 
-    /// Keeps a send-time extension stamped on a media packet's first send in the stored packet,
-    /// and in the ULPFEC packet protecting it if that was made over the packet unstamped and has
-    /// not left (it follows its media in the pacer). RFC 5109 §7 protects the packet as sent, so
-    /// that a packet rebuilt from FEC is the one that was lost; FEC made after the packet left
-    /// reads it stamped from the store. Copies sent again are stamped anew.
+    /// With FEC agreed, keeps a send-time extension stamped on a media packet's first send in the
+    /// stored packet, and in the ULPFEC packet protecting it if that was made over the packet
+    /// unstamped and has not left (it follows its media in the pacer). RFC 5109 §7 protects the
+    /// packet as sent, so that a packet rebuilt from FEC is the one that was lost; FEC made after
+    /// the packet left reads it stamped from the store. Copies sent again are stamped anew.
     private func keepStamp(at offset: Int?, size: Int, of slot: Int, sentAs sent: UnsafeMutableRawBufferPointer) {
         guard let offset else { return }
         let stamped = UnsafeRawBufferPointer(rebasing: sent[offset..<(offset + size)])
